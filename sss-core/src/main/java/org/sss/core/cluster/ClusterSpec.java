@@ -1,0 +1,150 @@
+package org.sss.core.cluster;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * What every client and server must agree on: the nodes, the partition count and map, and
+ * the shared secret. Stored as a properties file ({@code cluster.properties}):
+ *
+ * <pre>
+ *   secret=...            # shared cluster secret (never sent on the wire)
+ *   partitions=24         # P, fixed at creation
+ *   node.0=127.0.0.1:7101
+ *   node.1=127.0.0.1:7102
+ *   partition.map=0,1,0,1 # optional; round-robin when absent
+ *   tls=false             # optional; true when servers speak TLS
+ * </pre>
+ */
+public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, String secret, boolean tls) {
+  /** Partitions per node when a cluster is created without saying. */
+  public static final int DEFAULT_PARTITIONS_PER_NODE = 8;
+
+  private static final Set<String> KNOWN_KEYS = Set.of("secret", "partitions", "partition.map", "tls");
+
+  public ClusterSpec {
+    nodes = List.copyOf(nodes);
+    if (nodes.size() != partitionMap.nodes()) {
+      throw new IllegalArgumentException("partition map is for " + partitionMap.nodes()
+          + " nodes but the cluster has " + nodes.size());
+    }
+    for (int i = 0; i < nodes.size(); i++) {
+      if (nodes.get(i).id() != i) {
+        throw new IllegalArgumentException("node ids must be 0.." + (nodes.size() - 1));
+      }
+    }
+    secret = secret == null ? "" : secret;
+  }
+
+  /** A spec with round-robin placement of {@code partitions} partitions. */
+  public static ClusterSpec of(List<NodeAddress> nodes, int partitions, String secret) {
+    return new ClusterSpec(nodes, PartitionMap.roundRobin(partitions, nodes.size()), secret, false);
+  }
+
+  public int nodeCount() {
+    return nodes.size();
+  }
+
+  public NodeAddress node(int id) {
+    return nodes.get(id);
+  }
+
+  /** Reads a cluster file, naming the file and the key in any error. */
+  public static ClusterSpec load(Path file) throws IOException {
+    Properties props = new Properties();
+    try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      props.load(r);
+    }
+    try {
+      return fromProperties(props);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Parses the properties of a cluster file. */
+  public static ClusterSpec fromProperties(Properties props) {
+    List<NodeAddress> nodes = new ArrayList<>();
+    Set<String> unknown = new TreeSet<>();
+    for (String key : props.stringPropertyNames()) {
+      if (!key.startsWith("node.") && !KNOWN_KEYS.contains(key)) {
+        unknown.add(key);
+      }
+    }
+    if (!unknown.isEmpty()) {
+      throw new IllegalArgumentException("unknown keys " + unknown);
+    }
+    for (int i = 0; props.containsKey("node." + i); i++) {
+      nodes.add(NodeAddress.parse(i, props.getProperty("node." + i)));
+    }
+    long declared = props.stringPropertyNames().stream().filter(k -> k.startsWith("node.")).count();
+    if (declared != nodes.size()) {
+      throw new IllegalArgumentException("nodes must be numbered node.0, node.1, ... without gaps");
+    }
+    if (nodes.isEmpty()) {
+      throw new IllegalArgumentException("no nodes (expected node.0=host:port, ...)");
+    }
+    int partitions;
+    try {
+      partitions = Integer.parseInt(props.getProperty("partitions",
+          Integer.toString(DEFAULT_PARTITIONS_PER_NODE * nodes.size())).trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("partitions is not a number: " + props.getProperty("partitions"));
+    }
+    PartitionMap map;
+    String mapText = props.getProperty("partition.map");
+    if (mapText == null || mapText.isBlank()) {
+      map = PartitionMap.roundRobin(partitions, nodes.size());
+    } else {
+      String[] parts = mapText.split(",");
+      if (parts.length != partitions) {
+        throw new IllegalArgumentException("partition.map has " + parts.length
+            + " entries but partitions=" + partitions);
+      }
+      int[] owners = new int[parts.length];
+      for (int p = 0; p < parts.length; p++) {
+        owners[p] = Integer.parseInt(parts[p].trim());
+      }
+      map = PartitionMap.of(owners, nodes.size());
+    }
+    boolean tls = Boolean.parseBoolean(props.getProperty("tls", "false").trim());
+    return new ClusterSpec(nodes, map, props.getProperty("secret", ""), tls);
+  }
+
+  /** The properties of this spec, as {@link #fromProperties} reads them. */
+  public Properties toProperties() {
+    Properties props = new Properties();
+    props.setProperty("secret", secret);
+    props.setProperty("partitions", Integer.toString(partitionMap.partitions()));
+    props.setProperty("partition.map", partitionMap.format());
+    props.setProperty("tls", Boolean.toString(tls));
+    for (NodeAddress n : nodes) {
+      props.setProperty("node." + n.id(), n.hostPort());
+    }
+    return props;
+  }
+
+  /** Writes the spec as a cluster file, readable only by its owner (it holds the secret). */
+  public void save(Path file) throws IOException {
+    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+      toProperties().store(w, "SSS cluster");
+    }
+    try {
+      Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    } catch (UnsupportedOperationException ignored) {
+      // not a POSIX file system
+    }
+    Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+  }
+}

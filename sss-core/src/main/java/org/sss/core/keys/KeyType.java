@@ -1,0 +1,84 @@
+package org.sss.core.keys;
+
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.ByteBuffer;
+import java.util.HexFormat;
+import org.sss.core.proto.DataType;
+
+/**
+ * Turns the text a user types or reads (command line, dumps) into stored bytes and back, for
+ * each {@link DataType}. Keys use {@link KeyCodec}'s order-preserving encodings; values are
+ * stored plainly (a long value as its 8 encoded bytes, a string as UTF-8, bytes as given).
+ */
+public final class KeyType {
+  private KeyType() {}
+
+  /** Encodes a key given as text. */
+  public static byte[] encodeKey(DataType type, String text) {
+    return switch (type) {
+      case LONG -> KeyCodec.encodeLong(parseLong(text));
+      case STRING -> KeyCodec.encodeString(text);
+      case BYTES, UNRECOGNIZED -> KeyCodec.encodeBytes(text.getBytes(StandardCharsets.UTF_8));
+    };
+  }
+
+  /** Decodes a stored key into text. */
+  public static String decodeKey(DataType type, byte[] key) {
+    return switch (type) {
+      case LONG -> Long.toString(KeyCodec.decodeLong(key));
+      case STRING -> KeyCodec.decodeString(key);
+      case BYTES, UNRECOGNIZED -> printable(KeyCodec.decodeBytes(key));
+    };
+  }
+
+  /** Encodes a value given as text. */
+  public static byte[] encodeValue(DataType type, String text) {
+    return switch (type) {
+      case LONG -> KeyCodec.encodeLong(parseLong(text));
+      case STRING, BYTES, UNRECOGNIZED -> text.getBytes(StandardCharsets.UTF_8);
+    };
+  }
+
+  /** Decodes a stored value into text. */
+  public static String decodeValue(DataType type, byte[] value) {
+    return switch (type) {
+      case LONG -> Long.toString(KeyCodec.decodeLong(value));
+      case STRING -> new String(value, StandardCharsets.UTF_8);
+      case BYTES, UNRECOGNIZED -> printable(value);
+    };
+  }
+
+  /** Parses a data type name as users write it (long, string, bytes). */
+  public static DataType parse(String name) {
+    return switch (name.toLowerCase()) {
+      case "long" -> DataType.LONG;
+      case "string", "text" -> DataType.STRING;
+      case "bytes" -> DataType.BYTES;
+      default -> throw new IllegalArgumentException(
+          "unknown data type '" + name + "' (expected long, string or bytes)");
+    };
+  }
+
+  private static long parseLong(String text) {
+    try {
+      return Long.parseLong(text.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("not a long: '" + text + "'");
+    }
+  }
+
+  /** Valid UTF-8 prints as text; anything else as {@code 0x} and hex. */
+  private static String printable(byte[] bytes) {
+    try {
+      return StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes))
+          .toString();
+    } catch (CharacterCodingException e) {
+      return "0x" + HexFormat.of().formatHex(bytes);
+    }
+  }
+}

@@ -1,0 +1,255 @@
+package org.sss.core.transport;
+
+import com.google.protobuf.ByteString;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslContext;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.sss.core.cluster.NodeAddress;
+import org.sss.core.proto.ErrorCode;
+import org.sss.core.proto.Hello;
+import org.sss.core.proto.Request;
+import org.sss.core.proto.Response;
+
+/**
+ * One authenticated connection to a node. Requests are pipelined: {@link #call} returns at
+ * once with a future that completes, on a Netty event loop, when the response with the same
+ * id arrives. Callbacks must not block.
+ *
+ * <p>When the connection breaks, every pending call fails with a
+ * {@link NodeUnavailableException} naming the node; a call that gets no answer within the
+ * request timeout fails the same way, and the connection is closed since its state is unknown.
+ */
+public final class Connection implements AutoCloseable {
+  private final NodeAddress node;
+  private final Channel channel;
+  private final Duration requestTimeout;
+  private final Map<Long, CompletableFuture<Frame<Response>>> pending = new ConcurrentHashMap<>();
+  private final AtomicLong nextId = new AtomicLong(1);
+  private final CompletableFuture<Connection> ready = new CompletableFuture<>();
+  private volatile Throwable closedBecause;
+
+  private Connection(NodeAddress node, Channel channel, Duration requestTimeout) {
+    this.node = node;
+    this.channel = channel;
+    this.requestTimeout = requestTimeout;
+  }
+
+  /**
+   * Connects and authenticates. The future fails with {@link NodeUnavailableException} if the
+   * node cannot be reached or with {@link SssException} ({@link ErrorCode#UNAUTHENTICATED}) if
+   * it rejects the secret.
+   */
+  public static CompletableFuture<Connection> open(NodeAddress node, String secret, String peerName,
+                                                   SslContext ssl, int maxFrame, Duration requestTimeout) {
+    EventLoopGroup group = ClientTransport.group();
+    Connection[] holder = new Connection[1];
+    CompletableFuture<Connection> result = new CompletableFuture<>();
+    Bootstrap b = new Bootstrap()
+        .group(group)
+        .channel(NioSocketChannel.class)
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 10_000)
+        .handler(new ChannelInitializer<SocketChannel>() {
+          @Override
+          protected void initChannel(SocketChannel ch) {
+            if (ssl != null) {
+              ch.pipeline().addLast("tls", ssl.newHandler(ch.alloc(), node.host(), node.port()));
+            }
+            Pipelines.addFraming(ch.pipeline(), Response.parser(), maxFrame);
+            Connection c = new Connection(node, ch, requestTimeout);
+            holder[0] = c;
+            ch.pipeline().addLast("client", c.new Handler(secret, peerName));
+          }
+        });
+    ChannelFuture cf = b.connect(node.host(), node.port());
+    cf.addListener(f -> {
+      if (!f.isSuccess()) {
+        result.completeExceptionally(new NodeUnavailableException(
+            "cannot connect to " + node + ": " + f.cause().getMessage(), f.cause()));
+        return;
+      }
+      holder[0].ready.whenComplete((c, e) -> {
+        if (e != null) {
+          result.completeExceptionally(e);
+        } else {
+          result.complete(c);
+        }
+      });
+      cf.channel().eventLoop().schedule(() -> {
+        if (!holder[0].ready.isDone()) {
+          holder[0].fail(new NodeUnavailableException(node + " did not complete the handshake", null));
+        }
+      }, 10, TimeUnit.SECONDS);
+    });
+    return result;
+  }
+
+  /** The node at the other end. */
+  public NodeAddress node() {
+    return node;
+  }
+
+  public boolean isActive() {
+    return channel.isActive() && closedBecause == null;
+  }
+
+  /**
+   * Sends a request with an optional body (ownership of the body passes to the connection).
+   * The future fails with {@link SssException} when the server answers with an error code; the
+   * caller owns the response's body and must release it.
+   */
+  public CompletableFuture<Frame<Response>> call(Request.Builder request, ByteBuf body) {
+    CompletableFuture<Frame<Response>> future = new CompletableFuture<>();
+    Throwable closed = closedBecause;
+    if (closed != null || !channel.isActive()) {
+      if (body != null) {
+        body.release();
+      }
+      future.completeExceptionally(unavailable(closed));
+      return future;
+    }
+    long id = nextId.getAndIncrement();
+    pending.put(id, future);
+    Frame<Request> frame = new Frame<>(request.setId(id).build(), body);
+    channel.writeAndFlush(frame).addListener(f -> {
+      if (!f.isSuccess()) {
+        CompletableFuture<Frame<Response>> p = pending.remove(id);
+        if (p != null) {
+          p.completeExceptionally(unavailable(f.cause()));
+        }
+      }
+    });
+    if (!requestTimeout.isZero()) {
+      channel.eventLoop().schedule(() -> {
+        CompletableFuture<Frame<Response>> p = pending.remove(id);
+        if (p != null) {
+          p.completeExceptionally(new NodeUnavailableException(
+              node + " did not answer within " + requestTimeout.toSeconds() + " s", null));
+          channel.close();
+        }
+      }, requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+    return future;
+  }
+
+  /** Sends a request without a body. */
+  public CompletableFuture<Frame<Response>> call(Request.Builder request) {
+    return call(request, null);
+  }
+
+  private NodeUnavailableException unavailable(Throwable cause) {
+    String why = cause == null ? "connection closed" : cause.getMessage();
+    return new NodeUnavailableException("lost connection to " + node + ": " + why, cause);
+  }
+
+  private void fail(Throwable cause) {
+    if (closedBecause == null) {
+      closedBecause = cause;
+    }
+    ready.completeExceptionally(cause);
+    for (Long id : pending.keySet()) {
+      CompletableFuture<Frame<Response>> p = pending.remove(id);
+      if (p != null) {
+        p.completeExceptionally(cause instanceof SssException ? cause : unavailable(cause));
+      }
+    }
+    channel.close();
+  }
+
+  @Override
+  public void close() {
+    fail(new IOException("closed by client"));
+  }
+
+  private final class Handler extends SimpleChannelInboundHandler<Frame<Response>> {
+    private final String secret;
+    private final String peerName;
+
+    Handler(String secret, String peerName) {
+      super(false);
+      this.secret = secret;
+      this.peerName = peerName;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, Frame<Response> frame) {
+      Response r = frame.header();
+      if (r.hasChallenge()) {
+        byte[] clientNonce = Auth.nonce();
+        byte[] mac = Auth.mac(secret, r.getChallenge().getNonce().toByteArray(), clientNonce);
+        Request.Builder hello = Request.newBuilder().setHello(Hello.newBuilder()
+            .setMac(ByteString.copyFrom(mac))
+            .setClientNonce(ByteString.copyFrom(clientNonce))
+            .setProtocolVersion(1)
+            .setPeerName(peerName));
+        // The hello's answer completes the ready future rather than a caller's.
+        long id = nextId.getAndIncrement();
+        CompletableFuture<Frame<Response>> helloAnswer = new CompletableFuture<>();
+        pending.put(id, helloAnswer);
+        helloAnswer.whenComplete((ok, e) -> {
+          if (e != null) {
+            fail(e);
+          } else {
+            ok.release();
+            ready.complete(Connection.this);
+          }
+        });
+        ctx.writeAndFlush(Frame.of(hello.setId(id).build()));
+        frame.release();
+        return;
+      }
+      if (r.getId() == 0 && r.getCode() != ErrorCode.OK) {
+        frame.release();
+        fail(new SssException(r.getCode(), node + ": " + r.getMessage()));
+        return;
+      }
+      CompletableFuture<Frame<Response>> p = pending.remove(r.getId());
+      if (p == null) {
+        frame.release();
+        return;
+      }
+      if (r.getCode() != ErrorCode.OK) {
+        frame.release();
+        p.completeExceptionally(new SssException(r.getCode(), node + ": " + r.getMessage()));
+      } else {
+        p.complete(frame);
+      }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      fail(new IOException("connection closed"));
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      fail(cause);
+    }
+  }
+
+  /** Returns an empty body buffer for callers that build one. */
+  public ByteBuf newBody(int capacity) {
+    return channel.alloc().buffer(capacity);
+  }
+
+  static ByteBuf empty() {
+    return Unpooled.EMPTY_BUFFER;
+  }
+}

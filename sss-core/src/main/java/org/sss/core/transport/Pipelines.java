@@ -1,0 +1,23 @@
+package org.sss.core.transport;
+
+import com.google.protobuf.MessageLite;
+import com.google.protobuf.Parser;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+
+/** The framing handlers shared by both ends of every connection. */
+public final class Pipelines {
+  /** Default upper bound on one frame: 64 MiB. */
+  public static final int DEFAULT_MAX_FRAME = 64 << 20;
+
+  private static final FrameEncoder ENCODER = new FrameEncoder();
+
+  private Pipelines() {}
+
+  /** Adds the length-bounded frame decoder, the header decoder and the encoder. */
+  public static <M extends MessageLite> void addFraming(ChannelPipeline p, Parser<M> parser, int maxFrame) {
+    p.addLast("frame", new LengthFieldBasedFrameDecoder(maxFrame, 0, 4, 0, 4, true));
+    p.addLast("header", new FrameDecoder<>(parser));
+    p.addLast("encoder", ENCODER);
+  }
+}

@@ -1,0 +1,484 @@
+package org.sss.kvs;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.EnvOptions;
+import org.rocksdb.IngestExternalFileOptions;
+import org.rocksdb.Options;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.Slice;
+import org.rocksdb.Snapshot;
+import org.rocksdb.SstFileWriter;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+import org.sss.core.proto.ErrorCode;
+import org.sss.core.proto.TableInfo;
+import org.sss.core.proto.TableOptions;
+
+/**
+ * One table on one node: a RocksDB column family and the options it was created with.
+ *
+ * <h2>Lifetime</h2>
+ * A table may be dropped while cursors over it are open (a client scanning while another
+ * drops). Dropping removes the column family at once, so new operations fail with
+ * {@link ErrorCode#NO_SUCH_TABLE}; the native handle is released only when the last open
+ * cursor closes, because RocksJava frees it immediately and a cursor still using it would
+ * crash the process.
+ */
+public final class StoreTable {
+  private final RocksDB db;
+  private final String name;
+  private final TableOptions options;
+  private final ColumnFamilyHandle handle;
+  private final WriteOptions writeOptions;
+  private final Path ingestDir;
+  /** 1 for the table itself plus 1 per open cursor; at 0 the native handle is freed. */
+  private final AtomicInteger references = new AtomicInteger(1);
+  private volatile boolean dropped;
+
+  StoreTable(RocksDB db, String name, TableOptions options, ColumnFamilyHandle handle, Path ingestDir) {
+    this.db = db;
+    this.name = name;
+    this.options = options;
+    this.handle = handle;
+    this.writeOptions = new WriteOptions().setDisableWAL(options.getDisableWal());
+    this.ingestDir = ingestDir;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public TableOptions options() {
+    return options;
+  }
+
+  private void checkLive() {
+    if (dropped) {
+      throw new StoreException(ErrorCode.NO_SUCH_TABLE, "table '" + name + "' was dropped");
+    }
+  }
+
+  private StoreException storageError(String what, RocksDBException e) {
+    return new StoreException(ErrorCode.STORAGE_ERROR, what + " on table '" + name + "' failed: "
+        + e.getMessage(), e);
+  }
+
+  /** A batch of writes applied atomically by {@link Batch#commit()}. */
+  public Batch newBatch() {
+    checkLive();
+    return new Batch();
+  }
+
+  /** Reads one stored key; null when absent. */
+  public byte[] get(byte[] key) {
+    checkLive();
+    try {
+      return db.get(handle, key);
+    } catch (RocksDBException e) {
+      throw storageError("get", e);
+    }
+  }
+
+  /** Reads many stored keys; the list holds null for absent keys, in request order. */
+  public List<byte[]> multiGet(List<byte[]> keys) {
+    checkLive();
+    try {
+      List<ColumnFamilyHandle> handles = new ArrayList<>(keys.size());
+      for (int i = 0; i < keys.size(); i++) {
+        handles.add(handle);
+      }
+      return db.multiGetAsList(handles, keys);
+    } catch (RocksDBException e) {
+      throw storageError("multi-get", e);
+    }
+  }
+
+  /** Deletes stored keys in one batch. */
+  public void delete(List<byte[]> keys) {
+    try (Batch b = newBatch()) {
+      for (byte[] k : keys) {
+        b.delete(k);
+      }
+      b.commit();
+    }
+  }
+
+  /**
+   * A cursor over {@code [lower, upper)} of stored keys (upper null: to the end), as of now.
+   */
+  public StoreCursor scan(byte[] lower, byte[] upper) {
+    List<byte[][]> one = new ArrayList<>();
+    one.add(new byte[][] {lower, upper});
+    return scanRanges(one, false);
+  }
+
+  /**
+   * A cursor over several key ranges of one consistent snapshot: one range after another, or,
+   * when {@code ordered}, merged into one ascending order (used to merge a node's partitions).
+   */
+  public StoreCursor scanRanges(List<byte[][]> ranges, boolean ordered) {
+    checkLive();
+    references.incrementAndGet();
+    Snapshot snapshot = db.getSnapshot();
+    List<RangeCursor> cursors = new ArrayList<>(ranges.size());
+    for (byte[][] range : ranges) {
+      cursors.add(new RangeCursor(snapshot, range[0], range[1]));
+    }
+    Runnable release = () -> {
+      db.releaseSnapshot(snapshot);
+      releaseReference();
+    };
+    return ordered ? new MergingCursor(cursors, release) : new ConcatCursor(cursors, release);
+  }
+
+  /** Counts the pairs exactly by scanning keys. */
+  public long count() {
+    long n = 0;
+    try (StoreCursor c = scan(null, null)) {
+      for (; c.valid(); c.next()) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Pairs (RocksDB's estimate) and bytes (SST files plus memtables). */
+  public TableInfo info() {
+    checkLive();
+    try {
+      long pairs = db.getLongProperty(handle, "rocksdb.estimate-num-keys");
+      long bytes = db.getLongProperty(handle, "rocksdb.total-sst-files-size")
+          + db.getLongProperty(handle, "rocksdb.cur-size-all-mem-tables");
+      return TableInfo.newBuilder().setName(name).setOptions(options).setPairs(pairs).setBytes(bytes).build();
+    } catch (RocksDBException e) {
+      throw storageError("stats", e);
+    }
+  }
+
+  /**
+   * Writes a run of pairs, already in ascending stored-key order without duplicates, as one
+   * SST file and ingests it: the fast path for write-once data (no memtable, no WAL, no
+   * compaction of the run itself).
+   */
+  public void ingestSorted(Iterable<byte[][]> sortedPairs) {
+    checkLive();
+    Path file;
+    try {
+      Files.createDirectories(ingestDir);
+      file = Files.createTempFile(ingestDir, name + "-", ".sst");
+    } catch (java.io.IOException e) {
+      throw new StoreException(ErrorCode.STORAGE_ERROR, "cannot create an ingest file: " + e.getMessage(), e);
+    }
+    boolean any = false;
+    try (EnvOptions env = new EnvOptions();
+         Options opts = new Options().setCompressionType(NodeStore.compressionOf(options));
+         SstFileWriter writer = new SstFileWriter(env, opts)) {
+      writer.open(file.toString());
+      for (byte[][] pair : sortedPairs) {
+        writer.put(pair[0], pair[1]);
+        any = true;
+      }
+      if (any) {
+        writer.finish();
+      }
+    } catch (RocksDBException e) {
+      deleteQuietly(file);
+      throw storageError("writing a sorted run", e);
+    }
+    if (!any) {
+      deleteQuietly(file);
+      return;
+    }
+    try (IngestExternalFileOptions ingest = new IngestExternalFileOptions().setMoveFiles(true)) {
+      db.ingestExternalFile(handle, List.of(file.toString()), ingest);
+    } catch (RocksDBException e) {
+      throw storageError("ingesting a sorted run", e);
+    } finally {
+      deleteQuietly(file);
+    }
+  }
+
+  private static void deleteQuietly(Path file) {
+    try {
+      Files.deleteIfExists(file);
+    } catch (java.io.IOException ignored) {
+      // a leftover temp file is harmless; the ingest directory is cleared at open
+    }
+  }
+
+  /** Flushes memtables to disk (used before measuring scans and in tests). */
+  public void flush() {
+    checkLive();
+    try (org.rocksdb.FlushOptions f = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
+      db.flush(f, handle);
+    } catch (RocksDBException e) {
+      throw storageError("flush", e);
+    }
+  }
+
+  /** Compacts the whole table. */
+  public void compact() {
+    checkLive();
+    try {
+      db.compactRange(handle);
+    } catch (RocksDBException e) {
+      throw storageError("compaction", e);
+    }
+  }
+
+  ColumnFamilyHandle handle() {
+    return handle;
+  }
+
+  /** Marks the table dropped; the caller has removed the column family. */
+  void markDropped() {
+    dropped = true;
+    releaseReference();
+  }
+
+  private void releaseReference() {
+    if (references.decrementAndGet() == 0) {
+      handle.close();
+      writeOptions.close();
+    }
+  }
+
+  /** An atomic batch of writes. Not thread-safe; one writer fills it. */
+  public final class Batch implements AutoCloseable {
+    private final WriteBatch batch = new WriteBatch();
+    private int count;
+
+    public void put(byte[] key, byte[] value) {
+      try {
+        batch.put(handle, key, value);
+        count++;
+      } catch (RocksDBException e) {
+        throw storageError("put", e);
+      }
+    }
+
+    /** Adds a pair from direct buffers without copying it onto the Java heap. */
+    public void put(ByteBuffer key, ByteBuffer value) {
+      try {
+        batch.put(handle, key, value);
+        count++;
+      } catch (RocksDBException e) {
+        throw storageError("put", e);
+      }
+    }
+
+    public void delete(byte[] key) {
+      try {
+        batch.delete(handle, key);
+        count++;
+      } catch (RocksDBException e) {
+        throw storageError("delete", e);
+      }
+    }
+
+    public int count() {
+      return count;
+    }
+
+    /** Applies the batch: all of it or, on failure, none of it. */
+    public void commit() {
+      checkLive();
+      try {
+        db.write(writeOptions, batch);
+      } catch (RocksDBException e) {
+        throw storageError("write", e);
+      }
+    }
+
+    @Override
+    public void close() {
+      batch.close();
+    }
+  }
+
+  /** A cursor over one key range. */
+  private final class RangeCursor implements StoreCursor {
+    private final ReadOptions readOptions;
+    private final Slice upperSlice;
+    private final RocksIterator it;
+
+    RangeCursor(Snapshot snapshot, byte[] lower, byte[] upper) {
+      readOptions = new ReadOptions().setSnapshot(snapshot).setFillCache(false).setReadaheadSize(2 << 20);
+      upperSlice = upper == null ? null : new Slice(upper);
+      if (upperSlice != null) {
+        readOptions.setIterateUpperBound(upperSlice);
+      }
+      it = db.newIterator(handle, readOptions);
+      if (lower == null) {
+        it.seekToFirst();
+      } else {
+        it.seek(lower);
+      }
+    }
+
+    @Override
+    public boolean valid() {
+      return it.isValid();
+    }
+
+    @Override
+    public byte[] key() {
+      return it.key();
+    }
+
+    @Override
+    public byte[] value() {
+      return it.value();
+    }
+
+    @Override
+    public void next() {
+      it.next();
+    }
+
+    void checkStatus() {
+      try {
+        it.status();
+      } catch (RocksDBException e) {
+        throw storageError("scan", e);
+      }
+    }
+
+    @Override
+    public void close() {
+      it.close();
+      readOptions.close();
+      if (upperSlice != null) {
+        upperSlice.close();
+      }
+    }
+  }
+
+  /** Ranges one after another. */
+  private static final class ConcatCursor implements StoreCursor {
+    private final List<RangeCursor> cursors;
+    private final Runnable release;
+    private int current;
+    private boolean closed;
+
+    ConcatCursor(List<RangeCursor> cursors, Runnable release) {
+      this.cursors = cursors;
+      this.release = release;
+      skipExhausted();
+    }
+
+    private void skipExhausted() {
+      while (current < cursors.size() && !cursors.get(current).valid()) {
+        cursors.get(current).checkStatus();
+        current++;
+      }
+    }
+
+    @Override
+    public boolean valid() {
+      return current < cursors.size();
+    }
+
+    @Override
+    public byte[] key() {
+      return cursors.get(current).key();
+    }
+
+    @Override
+    public byte[] value() {
+      return cursors.get(current).value();
+    }
+
+    @Override
+    public void next() {
+      cursors.get(current).next();
+      skipExhausted();
+    }
+
+    @Override
+    public void close() {
+      if (!closed) {
+        closed = true;
+        cursors.forEach(RangeCursor::close);
+        release.run();
+      }
+    }
+  }
+
+  /**
+   * Ranges merged into one ascending order of the key after the 2-byte partition prefix:
+   * partitions hold disjoint keys, so this is the table's key order on this node.
+   */
+  private static final class MergingCursor implements StoreCursor {
+    private final List<RangeCursor> live = new ArrayList<>();
+    private final List<RangeCursor> all;
+    private final Runnable release;
+    private final java.util.PriorityQueue<Head> heap;
+    private Head top;
+    private boolean closed;
+
+    private record Head(RangeCursor cursor, byte[] key) {}
+
+    MergingCursor(List<RangeCursor> cursors, Runnable release) {
+      this.all = cursors;
+      this.release = release;
+      this.heap = new java.util.PriorityQueue<>(Math.max(1, cursors.size()),
+          (a, b) -> Arrays.compareUnsigned(a.key, 2, a.key.length, b.key, 2, b.key.length));
+      for (RangeCursor c : cursors) {
+        if (c.valid()) {
+          heap.add(new Head(c, c.key()));
+          live.add(c);
+        } else {
+          c.checkStatus();
+        }
+      }
+      top = heap.poll();
+    }
+
+    @Override
+    public boolean valid() {
+      return top != null;
+    }
+
+    @Override
+    public byte[] key() {
+      return top.key;
+    }
+
+    @Override
+    public byte[] value() {
+      return top.cursor.value();
+    }
+
+    @Override
+    public void next() {
+      RangeCursor c = top.cursor;
+      c.next();
+      if (c.valid()) {
+        heap.add(new Head(c, c.key()));
+      } else {
+        c.checkStatus();
+      }
+      top = heap.poll();
+    }
+
+    @Override
+    public void close() {
+      if (!closed) {
+        closed = true;
+        all.forEach(RangeCursor::close);
+        release.run();
+      }
+    }
+  }
+}
