@@ -43,4 +43,9 @@ public final class Auth {
   public static boolean verify(String secret, byte[] serverNonce, byte[] clientNonce, byte[] proof) {
     return MessageDigest.isEqual(mac(secret, serverNonce, clientNonce), proof);
   }
+
+  /** A new random secret (32 bytes, hex), for clusters created on this machine. */
+  public static String randomSecret() {
+    return java.util.HexFormat.of().formatHex(nonce());
+  }
 }

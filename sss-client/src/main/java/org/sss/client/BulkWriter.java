@@ -1,0 +1,158 @@
+package org.sss.client;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.sss.client.internal.NodeChannels;
+import org.sss.core.cluster.PartitionMap;
+import org.sss.core.proto.PutBatch;
+import org.sss.core.proto.Request;
+import org.sss.core.transport.PairBlock;
+import org.sss.core.transport.SssException;
+
+/**
+ * Writes many pairs into a table fast: pairs are routed to their owner node, packed into one
+ * buffer per node, and sent as a batch when it holds {@code batchBytes}; up to
+ * {@code maxInFlight} batches per node are in flight at once, and {@link #put} blocks when all
+ * are (backpressure, not unbounded buffering).
+ *
+ * <p>A pair is durable once {@link #flush()} or {@link #close()} has returned without an
+ * exception. A failed batch fails the writer: the next {@code put}, {@code flush} or
+ * {@code close} throws the first error, naming the node. Not thread-safe: one writer per thread.
+ */
+public final class BulkWriter implements AutoCloseable {
+  private final NodeChannels channels;
+  private final PartitionMap partitions;
+  private final String table;
+  private final int batchBytes;
+  private final int maxInFlight;
+  private final ByteBuf[] buffers;
+  private final int[] counts;
+  private final Semaphore[] inFlight;
+  private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
+  private final AtomicLong acknowledged = new AtomicLong();
+  private long bytesWritten;
+
+  BulkWriter(NodeChannels channels, String table, int batchBytes, int maxInFlight) {
+    this.channels = channels;
+    this.partitions = channels.spec().partitionMap();
+    this.table = table;
+    this.batchBytes = batchBytes;
+    this.maxInFlight = maxInFlight;
+    int n = channels.spec().nodeCount();
+    this.buffers = new ByteBuf[n];
+    this.counts = new int[n];
+    this.inFlight = new Semaphore[n];
+    for (int i = 0; i < n; i++) {
+      inFlight[i] = new Semaphore(maxInFlight);
+    }
+  }
+
+  /** Adds a pair (an encoded key and a value); may block while batches are in flight. */
+  public void put(byte[] key, byte[] value) {
+    checkFailure();
+    int partition = partitions.partitionOf(key);
+    int node = partitions.ownerOf(partition);
+    ByteBuf buf = buffers[node];
+    if (buf == null) {
+      buf = buffers[node] = PooledByteBufAllocator.DEFAULT.directBuffer(Math.min(batchBytes + 1024, 1 << 20));
+    }
+    int keyLength = key.length + PartitionMap.PREFIX_BYTES;
+    PairBlock.writeVarint(buf, keyLength);
+    buf.writeShort(partition);
+    buf.writeBytes(key);
+    PairBlock.writeVarint(buf, value.length);
+    buf.writeBytes(value);
+    counts[node]++;
+    bytesWritten += key.length + value.length;
+    if (buf.readableBytes() >= batchBytes) {
+      send(node);
+    }
+  }
+
+  private void send(int node) {
+    ByteBuf buf = buffers[node];
+    if (buf == null || counts[node] == 0) {
+      return;
+    }
+    int n = counts[node];
+    buffers[node] = null;
+    counts[node] = 0;
+    Semaphore permits = inFlight[node];
+    try {
+      permits.acquire();
+    } catch (InterruptedException e) {
+      buf.release();
+      Thread.currentThread().interrupt();
+      throw new SssException(org.sss.core.proto.ErrorCode.INTERNAL, "interrupted while writing", e);
+    }
+    try {
+      channels.get(node).call(Request.newBuilder().setPutBatch(
+          PutBatch.newBuilder().setTable(table).setPairCount(n)), buf)
+          .whenComplete((r, e) -> {
+            permits.release();
+            if (e != null) {
+              failure.compareAndSet(null, NodeChannels.unwrap(e));
+            } else {
+              r.release();
+              acknowledged.addAndGet(n);
+            }
+          });
+    } catch (RuntimeException e) {
+      permits.release();
+      buf.release();
+      failure.compareAndSet(null, e);
+      throw e;
+    }
+  }
+
+  private void checkFailure() {
+    RuntimeException e = failure.get();
+    if (e != null) {
+      throw e;
+    }
+  }
+
+  /** Sends every buffered pair and waits until all are acknowledged. */
+  public void flush() {
+    for (int node = 0; node < buffers.length; node++) {
+      send(node);
+    }
+    for (Semaphore s : inFlight) {
+      s.acquireUninterruptibly(maxInFlight);
+      s.release(maxInFlight);
+    }
+    checkFailure();
+  }
+
+  /** Pairs the servers have acknowledged so far. */
+  public long acknowledged() {
+    return acknowledged.get();
+  }
+
+  /** Key and value bytes handed to {@link #put} so far. */
+  public long bytesWritten() {
+    return bytesWritten;
+  }
+
+  @Override
+  public void close() {
+    try {
+      flush();
+    } finally {
+      for (int i = 0; i < buffers.length; i++) {
+        if (buffers[i] != null) {
+          buffers[i].release();
+          buffers[i] = null;
+        }
+      }
+    }
+  }
+
+  /** Default size of one batch. */
+  static final int DEFAULT_BATCH_BYTES = 1 << 20;
+  /** Default batches in flight per node. */
+  static final int DEFAULT_IN_FLIGHT = 4;
+}

@@ -1,0 +1,30 @@
+package org.sss.client;
+
+/**
+ * How to scan a table.
+ *
+ * @param keyPrefix  only keys whose encoding starts with these bytes (empty: all)
+ * @param ordered    true for one global key order (each node merges its partitions, the client
+ *                   merges the nodes); false for the fastest order, node chunks as they come
+ * @param limit      stop after this many pairs (0: no limit)
+ * @param chunkBytes bytes per chunk a node sends
+ */
+public record ScanOptions(byte[] keyPrefix, boolean ordered, long limit, int chunkBytes) {
+  /** Everything, in key order, 1 MiB chunks. */
+  public static ScanOptions inKeyOrder() {
+    return new ScanOptions(new byte[0], true, 0, 1 << 20);
+  }
+
+  /** Everything, in no particular order: the fastest full scan. */
+  public static ScanOptions anyOrder() {
+    return new ScanOptions(new byte[0], false, 0, 1 << 20);
+  }
+
+  public ScanOptions withPrefix(byte[] prefix) {
+    return new ScanOptions(prefix, ordered, limit, chunkBytes);
+  }
+
+  public ScanOptions withLimit(long n) {
+    return new ScanOptions(keyPrefix, ordered, n, chunkBytes);
+  }
+}

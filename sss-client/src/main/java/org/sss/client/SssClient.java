@@ -1,0 +1,321 @@
+package org.sss.client;
+
+import com.google.protobuf.ByteString;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import org.sss.client.internal.NodeChannels;
+import org.sss.core.cluster.ClusterSpec;
+import org.sss.core.cluster.PartitionMap;
+import org.sss.core.proto.Count;
+import org.sss.core.proto.CreateTable;
+import org.sss.core.proto.Delete;
+import org.sss.core.proto.DropTable;
+import org.sss.core.proto.ErrorCode;
+import org.sss.core.proto.Get;
+import org.sss.core.proto.ListTables;
+import org.sss.core.proto.MultiGet;
+import org.sss.core.proto.Request;
+import org.sss.core.proto.Response;
+import org.sss.core.proto.TableInfo;
+import org.sss.core.proto.TableOptions;
+import org.sss.core.proto.TableStats;
+import org.sss.core.transport.Frame;
+import org.sss.core.transport.PairBlock;
+import org.sss.core.transport.SssException;
+
+/**
+ * The entry point for users: a connection to every node of a cluster, routing each key to the
+ * node that owns it.
+ *
+ * <p>Keys are given in their encoded form ({@link org.sss.core.keys.KeyCodec}); the client
+ * hashes a key to its partition and owner, and prefixes the partition before sending. Table
+ * operations go to every node. Thread-safe; one client per process is enough.
+ *
+ * <p>Every method blocks until the cluster answers and throws {@link SssException} (with the
+ * node in the message) when a node refuses the request or cannot be reached.
+ */
+public final class SssClient implements AutoCloseable {
+  /** How long a single request may take before the node counts as unavailable. */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(120);
+
+  private final ClusterSpec spec;
+  private final PartitionMap partitions;
+  private final NodeChannels channels;
+  private final Duration timeout;
+
+  private SssClient(ClusterSpec spec, Duration timeout) {
+    this.spec = spec;
+    this.partitions = spec.partitionMap();
+    this.timeout = timeout;
+    this.channels = new NodeChannels(spec, "client", timeout);
+  }
+
+  /** Connects to the cluster described by a cluster file. */
+  public static SssClient connect(Path clusterFile) throws IOException {
+    return connect(ClusterSpec.load(clusterFile));
+  }
+
+  /** Connects to a cluster; nodes are contacted lazily, on first use. */
+  public static SssClient connect(ClusterSpec spec) {
+    return new SssClient(spec, DEFAULT_TIMEOUT);
+  }
+
+  public ClusterSpec spec() {
+    return spec;
+  }
+
+  /** Checks that every node answers and accepts the secret. */
+  public void ping() {
+    for (int n = 0; n < spec.nodeCount(); n++) {
+      channels.get(n);
+    }
+  }
+
+  // ---- tables ---------------------------------------------------------------------------
+
+  /**
+   * Creates a table on every node.
+   *
+   * @throws SssException {@link ErrorCode#TABLE_EXISTS} when it exists and not {@code ifAbsent}
+   */
+  public void createTable(String table, TableOptions options, boolean ifAbsent) {
+    List<Throwable> errors = new ArrayList<>();
+    int exists = 0;
+    for (Frame<Response> r : onAllNodes(Request.newBuilder().setCreateTable(
+        CreateTable.newBuilder().setTable(table).setOptions(options).setIfAbsent(ifAbsent)), errors)) {
+      r.release();
+    }
+    for (Throwable e : errors) {
+      if (e instanceof SssException s && s.code() == ErrorCode.TABLE_EXISTS) {
+        exists++;
+      } else {
+        throw NodeChannels.unwrap(e);
+      }
+    }
+    if (exists == spec.nodeCount()) {
+      throw new SssException(ErrorCode.TABLE_EXISTS, "table '" + table + "' already exists");
+    }
+    if (exists > 0) {
+      // a node kept the table from an interrupted create or drop: complete the create
+      createTable(table, options, true);
+    }
+  }
+
+  /** Drops a table on every node; returns false if it existed nowhere. */
+  public boolean dropTable(String table, boolean ifExists) {
+    List<Throwable> errors = new ArrayList<>();
+    boolean any = false;
+    for (Frame<Response> r : onAllNodes(Request.newBuilder().setDropTable(
+        DropTable.newBuilder().setTable(table).setIfExists(true)), errors)) {
+      any |= r.header().getAck().getPairs() > 0;
+      r.release();
+    }
+    if (!errors.isEmpty()) {
+      throw NodeChannels.unwrap(errors.get(0));
+    }
+    if (!any && !ifExists) {
+      throw new SssException(ErrorCode.NO_SUCH_TABLE, "no table named '" + table + "'");
+    }
+    return any;
+  }
+
+  /** Every table with its pairs and bytes summed over the nodes, sorted by name. */
+  public List<TableInfo> listTables() {
+    List<Throwable> errors = new ArrayList<>();
+    Map<String, TableInfo.Builder> merged = new TreeMap<>();
+    for (Frame<Response> r : onAllNodes(Request.newBuilder().setListTables(ListTables.getDefaultInstance()), errors)) {
+      for (TableInfo t : r.header().getTables().getTablesList()) {
+        merged.merge(t.getName(), t.toBuilder(), (a, b) -> a.setPairs(a.getPairs() + b.getPairs())
+            .setBytes(a.getBytes() + b.getBytes()));
+      }
+      r.release();
+    }
+    if (!errors.isEmpty()) {
+      throw NodeChannels.unwrap(errors.get(0));
+    }
+    List<TableInfo> out = new ArrayList<>();
+    merged.values().forEach(b -> out.add(b.build()));
+    return out;
+  }
+
+  /** One table's statistics summed over the nodes (pairs are RocksDB's estimate). */
+  public TableInfo tableStats(String table) {
+    List<Throwable> errors = new ArrayList<>();
+    TableInfo.Builder sum = null;
+    for (Frame<Response> r : onAllNodes(Request.newBuilder().setTableStats(TableStats.newBuilder().setTable(table)), errors)) {
+      TableInfo t = r.header().getTable();
+      sum = sum == null ? t.toBuilder() : sum.setPairs(sum.getPairs() + t.getPairs()).setBytes(sum.getBytes() + t.getBytes());
+      r.release();
+    }
+    if (!errors.isEmpty()) {
+      throw NodeChannels.unwrap(errors.get(0));
+    }
+    return sum.build();
+  }
+
+  /** The exact number of pairs in a table. */
+  public long count(String table) {
+    List<Throwable> errors = new ArrayList<>();
+    long total = 0;
+    for (Frame<Response> r : onAllNodes(Request.newBuilder().setCount(Count.newBuilder().setTable(table)), errors)) {
+      total += r.header().getCount().getPairs();
+      r.release();
+    }
+    if (!errors.isEmpty()) {
+      throw NodeChannels.unwrap(errors.get(0));
+    }
+    return total;
+  }
+
+  /** Sends one request to every node in parallel; successes are returned, failures collected. */
+  private List<Frame<Response>> onAllNodes(Request.Builder request, List<Throwable> errors) {
+    List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>();
+    for (int n = 0; n < spec.nodeCount(); n++) {
+      futures.add(channels.get(n).call(request.clone()));
+    }
+    List<Frame<Response>> out = new ArrayList<>();
+    for (CompletableFuture<Frame<Response>> f : futures) {
+      try {
+        out.add(NodeChannels.await(f, timeout));
+      } catch (RuntimeException e) {
+        errors.add(e);
+      }
+    }
+    return out;
+  }
+
+  // ---- pairs ----------------------------------------------------------------------------
+
+  /** Writes one pair, durably (per the table's WAL setting) before returning. */
+  public void put(String table, byte[] key, byte[] value) {
+    putAll(table, List.of(new org.sss.core.api.Pair(key, value)));
+  }
+
+  /**
+   * Writes pairs, one atomic batch per owner node, and returns when every node acknowledged.
+   * For large loads use {@link #writer}.
+   */
+  public void putAll(String table, List<org.sss.core.api.Pair> pairs) {
+    try (BulkWriter w = writer(table)) {
+      for (org.sss.core.api.Pair p : pairs) {
+        w.put(p.key(), p.value());
+      }
+    }
+  }
+
+  /** A writer for bulk loads: batched per node, several batches in flight. */
+  public BulkWriter writer(String table) {
+    return new BulkWriter(channels, table, BulkWriter.DEFAULT_BATCH_BYTES, BulkWriter.DEFAULT_IN_FLIGHT);
+  }
+
+  /** A writer with explicit batch size and in-flight window. */
+  public BulkWriter writer(String table, int batchBytes, int maxInFlight) {
+    return new BulkWriter(channels, table, batchBytes, maxInFlight);
+  }
+
+  /** Reads one key. */
+  public Optional<byte[]> get(String table, byte[] key) {
+    int p = partitions.partitionOf(key);
+    Frame<Response> r = NodeChannels.await(channels.get(partitions.ownerOf(p)).call(Request.newBuilder()
+        .setGet(Get.newBuilder().setTable(table).setKey(ByteString.copyFrom(PartitionMap.storedKey(p, key))))), timeout);
+    try {
+      return r.header().getGet().getFound()
+          ? Optional.of(r.header().getGet().getValue().toByteArray()) : Optional.empty();
+    } finally {
+      r.release();
+    }
+  }
+
+  /** Reads many keys, one request per node; the result holds null for absent keys. */
+  public List<byte[]> multiGet(String table, List<byte[]> keys) {
+    int n = spec.nodeCount();
+    List<List<Integer>> indexes = new ArrayList<>();
+    ByteBuf[] bodies = new ByteBuf[n];
+    for (int i = 0; i < n; i++) {
+      indexes.add(new ArrayList<>());
+    }
+    for (int i = 0; i < keys.size(); i++) {
+      int p = partitions.partitionOf(keys.get(i));
+      int node = partitions.ownerOf(p);
+      if (bodies[node] == null) {
+        bodies[node] = Unpooled.buffer();
+      }
+      PairBlock.write(bodies[node], PartitionMap.storedKey(p, keys.get(i)), new byte[0]);
+      indexes.get(node).add(i);
+    }
+    List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>();
+    for (int node = 0; node < n; node++) {
+      futures.add(bodies[node] == null ? null : channels.get(node).call(Request.newBuilder().setMultiGet(
+          MultiGet.newBuilder().setTable(table).setKeyCount(indexes.get(node).size())), bodies[node]));
+    }
+    List<byte[]> out = new ArrayList<>(java.util.Collections.nCopies(keys.size(), (byte[]) null));
+    Map<ByteString, Integer> position = new java.util.HashMap<>();
+    for (int i = 0; i < keys.size(); i++) {
+      position.put(ByteString.copyFrom(keys.get(i)), i);
+    }
+    for (CompletableFuture<Frame<Response>> f : futures) {
+      if (f == null) {
+        continue;
+      }
+      Frame<Response> r = NodeChannels.await(f, timeout);
+      try {
+        PairBlock.forEach(r.body(), (k, v) -> out.set(position.get(ByteString.copyFrom(k,
+            PartitionMap.PREFIX_BYTES, k.length - PartitionMap.PREFIX_BYTES)), v));
+      } finally {
+        r.release();
+      }
+    }
+    return out;
+  }
+
+  /** Deletes keys. */
+  public void delete(String table, List<byte[]> keys) {
+    int n = spec.nodeCount();
+    ByteBuf[] bodies = new ByteBuf[n];
+    int[] counts = new int[n];
+    for (byte[] key : keys) {
+      int p = partitions.partitionOf(key);
+      int node = partitions.ownerOf(p);
+      if (bodies[node] == null) {
+        bodies[node] = Unpooled.buffer();
+      }
+      PairBlock.write(bodies[node], PartitionMap.storedKey(p, key), new byte[0]);
+      counts[node]++;
+    }
+    List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>();
+    for (int node = 0; node < n; node++) {
+      if (bodies[node] != null) {
+        futures.add(channels.get(node).call(Request.newBuilder().setDelete(
+            Delete.newBuilder().setTable(table).setKeyCount(counts[node])), bodies[node]));
+      }
+    }
+    for (CompletableFuture<Frame<Response>> f : futures) {
+      NodeChannels.await(f, timeout).release();
+    }
+  }
+
+  /** Scans a table across all nodes. Close the scan if you stop early. */
+  public TableScan scan(String table, ScanOptions options) {
+    return new TableScan(channels, table, options, timeout);
+  }
+
+  @Override
+  public void close() {
+    channels.close();
+  }
+
+  /** Exposed for the engine's coordinator and tools that need raw node requests. */
+  public NodeChannels channels() {
+    return channels;
+  }
+
+}

@@ -1,0 +1,300 @@
+package org.sss.client;
+
+import com.google.protobuf.ByteString;
+import io.netty.buffer.ByteBuf;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.PriorityQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.sss.client.internal.NodeChannels;
+import org.sss.core.api.Pair;
+import org.sss.core.cluster.PartitionMap;
+import org.sss.core.proto.Request;
+import org.sss.core.proto.Response;
+import org.sss.core.proto.ScanClose;
+import org.sss.core.proto.ScanNext;
+import org.sss.core.proto.ScanOpen;
+import org.sss.core.transport.Connection;
+import org.sss.core.transport.Frame;
+import org.sss.core.transport.NodeUnavailableException;
+import org.sss.core.transport.PairBlock;
+
+/**
+ * A scan of a table across all nodes, as an iterator of pairs (keys without the partition
+ * prefix).
+ *
+ * <h2>Flow control</h2>
+ * Each node's scan is pulled chunk by chunk: at most one request is in flight per node and at
+ * most {@link #CHUNKS_AHEAD} decoded chunks wait per node, so the client holds a bounded amount
+ * of data however large the table, while every node keeps reading ahead of the consumer.
+ *
+ * <h2>Order</h2>
+ * Ordered scans merge the nodes' key-ordered streams with a heap; unordered scans hand out
+ * chunks in arrival order, which keeps all nodes busy. Close the scan to release the nodes'
+ * snapshots early; a scan read to its end closes itself.
+ */
+public final class TableScan implements Iterator<Pair>, AutoCloseable {
+  static final int CHUNKS_AHEAD = 2;
+  private static final List<Pair> END = new ArrayList<>();
+
+  private final List<NodeStream> streams = new ArrayList<>();
+  private final boolean ordered;
+  private final long limit;
+  private final Duration timeout;
+  private final LinkedBlockingQueue<Chunk> arrivals = new LinkedBlockingQueue<>();
+  private final PriorityQueue<Head> heads;
+  private Iterator<Pair> current = java.util.Collections.emptyIterator();
+  private NodeStream currentStream;
+  private int finishedStreams;
+  private long returned;
+  private Pair next;
+
+  private record Chunk(NodeStream from, List<Pair> pairs, Throwable error) {}
+
+  private record Head(Pair pair, NodeStream from) {}
+
+  TableScan(NodeChannels channels, String table, ScanOptions options, Duration timeout) {
+    this.ordered = options.ordered();
+    this.limit = options.limit() == 0 ? Long.MAX_VALUE : options.limit();
+    this.timeout = timeout;
+    this.heads = new PriorityQueue<>((a, b) -> Arrays.compareUnsigned(a.pair.key(), b.pair.key()));
+    ScanOpen open = ScanOpen.newBuilder()
+        .setTable(table)
+        .setKeyPrefix(ByteString.copyFrom(options.keyPrefix()))
+        .setChunkBytes(options.chunkBytes())
+        .setOrdered(options.ordered())
+        .setLimit(options.limit())
+        .build();
+    for (int node = 0; node < channels.spec().nodeCount(); node++) {
+      streams.add(new NodeStream(channels.get(node)));
+    }
+    for (NodeStream s : streams) {
+      s.open(open);
+    }
+    if (ordered) {
+      for (NodeStream s : streams) {
+        advanceOrdered(s);
+      }
+    }
+  }
+
+  @Override
+  public boolean hasNext() {
+    if (next == null && returned < limit) {
+      next = ordered ? nextOrdered() : nextUnordered();
+    }
+    if (next == null) {
+      close();
+    }
+    return next != null;
+  }
+
+  @Override
+  public Pair next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException();
+    }
+    Pair p = next;
+    next = null;
+    returned++;
+    return p;
+  }
+
+  private Pair nextUnordered() {
+    while (!current.hasNext()) {
+      if (finishedStreams == streams.size()) {
+        return null;
+      }
+      Chunk c = take(arrivals, null);
+      if (c.pairs == END) {
+        finishedStreams++;
+        continue;
+      }
+      c.from.consumed();
+      current = c.pairs.iterator();
+    }
+    return current.next();
+  }
+
+  private Pair nextOrdered() {
+    Head h = heads.poll();
+    if (h == null) {
+      return null;
+    }
+    advanceOrdered(h.from);
+    return h.pair;
+  }
+
+  /** Puts the next pair of {@code s}'s stream on the heap, fetching a chunk if needed. */
+  private void advanceOrdered(NodeStream s) {
+    while (!s.local.hasNext()) {
+      Chunk c = take(s.queue, s);
+      if (c.pairs == END) {
+        return;
+      }
+      s.consumed();
+      s.local = c.pairs.iterator();
+    }
+    heads.add(new Head(s.local.next(), s));
+  }
+
+  private Chunk take(LinkedBlockingQueue<Chunk> queue, NodeStream s) {
+    Chunk c;
+    try {
+      c = queue.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      close();
+      throw new NodeUnavailableException("scan interrupted", e);
+    }
+    if (c == null) {
+      close();
+      throw new NodeUnavailableException("scan: no data within " + timeout.toSeconds() + " s", null);
+    }
+    if (c.error != null) {
+      close();
+      throw NodeChannels.unwrap(c.error);
+    }
+    return c;
+  }
+
+  @Override
+  public void close() {
+    for (NodeStream s : streams) {
+      s.close();
+    }
+  }
+
+  /** One node's part of the scan: a cursor pulled chunk by chunk. */
+  private final class NodeStream {
+    private final Connection connection;
+    final LinkedBlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
+    Iterator<Pair> local = java.util.Collections.emptyIterator();
+    private long cursor;
+    private boolean requesting;
+    private boolean done;
+    private boolean closed;
+    private int waiting;
+
+    NodeStream(Connection connection) {
+      this.connection = connection;
+    }
+
+    void open(ScanOpen open) {
+      synchronized (this) {
+        requesting = true;
+      }
+      handle(connection.call(Request.newBuilder().setScanOpen(open)));
+    }
+
+    private void handle(CompletableFuture<Frame<Response>> f) {
+      f.whenComplete((frame, error) -> {
+        if (error != null) {
+          synchronized (this) {
+            done = true;
+            requesting = false;
+          }
+          deliver(new Chunk(this, null, error));
+          return;
+        }
+        List<Pair> pairs;
+        boolean last;
+        try {
+          pairs = decode(frame.body(), frame.header().getScan().getPairCount());
+          last = frame.header().getScan().getDone();
+        } catch (RuntimeException e) {
+          deliver(new Chunk(this, null, e));
+          return;
+        } finally {
+          frame.release();
+        }
+        boolean requestMore;
+        synchronized (this) {
+          requesting = false;
+          cursor = frame.header().getScan().getCursor();
+          done = last;
+          waiting++;
+          requestMore = !done && !closed && waiting < CHUNKS_AHEAD;
+          if (requestMore) {
+            requesting = true;
+          }
+        }
+        if (!pairs.isEmpty()) {
+          deliver(new Chunk(this, pairs, null));
+        } else {
+          consumed();
+        }
+        if (last) {
+          deliver(new Chunk(this, END, null));
+        }
+        if (requestMore) {
+          requestNext();
+        }
+      });
+    }
+
+    private void deliver(Chunk c) {
+      (ordered ? queue : arrivals).add(c);
+    }
+
+    private void requestNext() {
+      long id;
+      synchronized (this) {
+        id = cursor;
+      }
+      handle(connection.call(Request.newBuilder().setScanNext(ScanNext.newBuilder().setCursor(id))));
+    }
+
+    /** The consumer took a chunk: ask for another if none is in flight. */
+    void consumed() {
+      boolean request;
+      synchronized (this) {
+        waiting--;
+        request = !done && !closed && !requesting && waiting < CHUNKS_AHEAD;
+        if (request) {
+          requesting = true;
+        }
+      }
+      if (request) {
+        requestNext();
+      }
+    }
+
+    void close() {
+      long id;
+      synchronized (this) {
+        if (closed) {
+          return;
+        }
+        closed = true;
+        id = done ? 0 : cursor;
+      }
+      if (id != 0 && connection.isActive()) {
+        connection.call(Request.newBuilder().setScanClose(ScanClose.newBuilder().setCursor(id)))
+            .whenComplete((r, e) -> {
+              if (r != null) {
+                r.release();
+              }
+            });
+      }
+    }
+  }
+
+  private static List<Pair> decode(ByteBuf body, int expected) {
+    List<Pair> out = new ArrayList<>(expected);
+    ByteBuf in = body;
+    while (in.isReadable()) {
+      byte[] stored = PairBlock.readField(in);
+      byte[] value = PairBlock.readField(in);
+      out.add(new Pair(Arrays.copyOfRange(stored, PartitionMap.PREFIX_BYTES, stored.length), value));
+    }
+    return out;
+  }
+
+}

@@ -1,0 +1,69 @@
+package org.sss.client.cli;
+
+import java.io.BufferedWriter;
+import java.io.OutputStreamWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Callable;
+import org.sss.client.ScanOptions;
+import org.sss.client.SssClient;
+import org.sss.client.TableScan;
+import org.sss.client.cluster.SssCluster;
+import org.sss.core.api.Pair;
+import org.sss.core.keys.KeyCodec;
+import org.sss.core.keys.KeyType;
+import org.sss.core.proto.DataType;
+import org.sss.core.proto.TableOptions;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** Prints a table's pairs in key order. */
+@Command(name = "scan", mixinStandardHelpOptions = true,
+    description = "Print pairs in key order as KEY<TAB>VALUE lines.")
+final class ScanCommand implements Callable<Integer> {
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  @Parameters(paramLabel = "TABLE")
+  String table;
+
+  @Option(names = "--prefix", paramLabel = "P",
+      description = "only keys starting with P (string and bytes keys)")
+  String prefix;
+
+  @Option(names = "--limit", paramLabel = "N", defaultValue = "0", description = "at most N pairs")
+  long limit;
+
+  @Override
+  public Integer call() throws Exception {
+    try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
+      TableOptions o = client.tableStats(table).getOptions();
+      ScanOptions options = ScanOptions.inKeyOrder().withLimit(limit);
+      if (prefix != null) {
+        options = options.withPrefix(prefixBytes(o.getKeyType(), prefix));
+      }
+      BufferedWriter out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), 1 << 16);
+      try (TableScan scan = client.scan(table, options)) {
+        while (scan.hasNext()) {
+          Pair p = scan.next();
+          out.write(KeyType.decodeKey(o.getKeyType(), p.key()));
+          out.write('\t');
+          out.write(KeyType.decodeValue(o.getValueType(), p.value()));
+          out.write('\n');
+        }
+      }
+      out.flush();
+    }
+    return 0;
+  }
+
+  /** The encoded prefix: the escaped bytes without the terminator, so longer keys match. */
+  static byte[] prefixBytes(DataType type, String prefix) {
+    if (type == DataType.LONG) {
+      throw new IllegalArgumentException("--prefix needs string or bytes keys; this table has long keys");
+    }
+    byte[] full = KeyCodec.encodeString(prefix);
+    return java.util.Arrays.copyOf(full, full.length - 2);
+  }
+}

@@ -1,0 +1,63 @@
+package org.sss.client.cli;
+
+import java.util.ServiceLoader;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/**
+ * The {@code sss} command line. Every subcommand runs against {@code --cluster FILE} or, without
+ * it, against an embedded cluster started for the command. A failure prints one line on stderr
+ * and exits with status 1 (2 for a usage error).
+ */
+@Command(name = "sss", mixinStandardHelpOptions = true, version = "sss 0.1.0",
+    description = "SSS: a MapReduce engine on a sharded key-value store.",
+    subcommands = {
+        ClusterCommand.class, ServerCommand.class, TableCommand.class, PutCommand.class,
+        GetCommand.class, ScanCommand.class, CountCommand.class, LoadCommand.class, DumpCommand.class,
+        CommandLine.HelpCommand.class})
+public final class SssCommand implements Runnable {
+  @Mixin
+  ClusterOptions cluster;
+
+  @picocli.CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(spec.commandLine(), "missing command (see sss --help)");
+  }
+
+  /** The cluster options of the root command, for subcommands. */
+  static ClusterOptions clusterOf(CommandLine.Model.CommandSpec spec) {
+    return ((SssCommand) spec.root().userObject()).cluster;
+  }
+
+  /** Builds the command line with every extension found on the class path. */
+  public static CommandLine commandLine() {
+    CommandLine cl = new CommandLine(new SssCommand());
+    for (CommandExtension ext : ServiceLoader.load(CommandExtension.class)) {
+      cl.addSubcommand(ext.name(), ext.command());
+    }
+    cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
+      String message = e.getMessage() == null ? e.toString() : e.getMessage();
+      cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + message.lines().findFirst().orElse(message));
+      if (Boolean.getBoolean("sss.debug")) {
+        e.printStackTrace(cmd.getErr());
+      }
+      return 1;
+    });
+    cl.setParameterExceptionHandler((e, args) -> {
+      CommandLine cmd = e.getCommandLine();
+      cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + e.getMessage()
+          + " (see " + cmd.getCommandSpec().qualifiedName() + " --help)");
+      return 2;
+    });
+    return cl;
+  }
+
+  public static void main(String[] args) {
+    int status = commandLine().execute(args);
+    System.exit(status);
+  }
+}

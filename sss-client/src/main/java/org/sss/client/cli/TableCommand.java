@@ -1,0 +1,130 @@
+package org.sss.client.cli;
+
+import java.util.concurrent.Callable;
+import org.sss.client.SssClient;
+import org.sss.client.cluster.SssCluster;
+import org.sss.core.keys.KeyType;
+import org.sss.core.proto.Compression;
+import org.sss.core.proto.TableInfo;
+import org.sss.core.proto.TableOptions;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** Table management. */
+@Command(name = "table", mixinStandardHelpOptions = true, description = "Create, drop, list and inspect tables.",
+    subcommands = {TableCommand.Create.class, TableCommand.Drop.class, TableCommand.ListTables.class,
+        TableCommand.Stats.class})
+final class TableCommand {
+
+  @Command(name = "create", mixinStandardHelpOptions = true, description = "Create a table on every node.")
+  static final class Create implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(paramLabel = "NAME")
+    String name;
+
+    @Option(names = "--key", defaultValue = "string", description = "key type: long, string, bytes (default: ${DEFAULT-VALUE})")
+    String keyType;
+
+    @Option(names = "--value", defaultValue = "string", description = "value type: long, string, bytes (default: ${DEFAULT-VALUE})")
+    String valueType;
+
+    @Option(names = "--compression", defaultValue = "lz4", description = "lz4, zstd or none (default: ${DEFAULT-VALUE})")
+    String compression;
+
+    @Option(names = "--no-wal", description = "skip the write-ahead log (faster; a crash loses recent writes)")
+    boolean noWal;
+
+    @Option(names = "--if-absent", description = "succeed if the table exists")
+    boolean ifAbsent;
+
+    @Override
+    public Integer call() throws Exception {
+      TableOptions options = TableOptions.newBuilder()
+          .setKeyType(KeyType.parse(keyType))
+          .setValueType(KeyType.parse(valueType))
+          .setCompression(parseCompression(compression))
+          .setDisableWal(noWal)
+          .build();
+      try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
+        client.createTable(name, options, ifAbsent);
+      }
+      System.out.println("created " + name);
+      return 0;
+    }
+  }
+
+  static Compression parseCompression(String s) {
+    return switch (s.toLowerCase()) {
+      case "lz4" -> Compression.LZ4;
+      case "zstd" -> Compression.ZSTD;
+      case "none" -> Compression.NONE;
+      default -> throw new IllegalArgumentException("unknown compression '" + s + "' (expected lz4, zstd or none)");
+    };
+  }
+
+  @Command(name = "drop", mixinStandardHelpOptions = true, description = "Drop a table and its data on every node.")
+  static final class Drop implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(paramLabel = "NAME")
+    String name;
+
+    @Option(names = "--if-exists", description = "succeed if the table does not exist")
+    boolean ifExists;
+
+    @Override
+    public Integer call() throws Exception {
+      try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
+        client.dropTable(name, ifExists);
+      }
+      System.out.println("dropped " + name);
+      return 0;
+    }
+  }
+
+  @Command(name = "list", mixinStandardHelpOptions = true, description = "List tables with pairs and bytes.")
+  static final class ListTables implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
+        for (TableInfo t : client.listTables()) {
+          System.out.println(describe(t));
+        }
+      }
+      return 0;
+    }
+  }
+
+  @Command(name = "stats", mixinStandardHelpOptions = true,
+      description = "A table's options, estimated pairs and bytes, summed over the nodes.")
+  static final class Stats implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(paramLabel = "NAME")
+    String name;
+
+    @Override
+    public Integer call() throws Exception {
+      try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
+        System.out.println(describe(client.tableStats(name)));
+      }
+      return 0;
+    }
+  }
+
+  static String describe(TableInfo t) {
+    TableOptions o = t.getOptions();
+    return String.format("%s\tkey=%s value=%s compression=%s wal=%s pairs~%d bytes=%d",
+        t.getName(), o.getKeyType().name().toLowerCase(), o.getValueType().name().toLowerCase(),
+        o.getCompression().name().toLowerCase(), o.getDisableWal() ? "off" : "on", t.getPairs(), t.getBytes());
+  }
+}

@@ -1,0 +1,73 @@
+package org.sss.client.cluster;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.stream.Stream;
+import org.sss.core.cluster.ClusterSpec;
+import org.sss.core.cluster.EmbeddedNodes;
+import org.sss.core.cluster.NodeAddress;
+
+/** Nodes running in this JVM on loopback, with their data in a temporary directory. */
+final class EmbeddedCluster implements SssCluster {
+  private final ClusterSpec spec;
+  private final AutoCloseable nodes;
+  private final Path dir;
+
+  private EmbeddedCluster(ClusterSpec spec, AutoCloseable nodes, Path dir) {
+    this.spec = spec;
+    this.nodes = nodes;
+    this.dir = dir;
+  }
+
+  static EmbeddedCluster start(int n, int partitions) throws IOException {
+    EmbeddedNodes launcher = ServiceLoader.load(EmbeddedNodes.class).findFirst().orElseThrow(() ->
+        new IllegalStateException("no embedded server on the class path (add the sss-server module)"));
+    Path dir = Files.createTempDirectory("sss-embedded-");
+    IOException last = null;
+    for (int attempt = 0; attempt < 3; attempt++) {
+      List<NodeAddress> nodes = new ArrayList<>();
+      List<Integer> ports = FreePorts.pick(n);
+      for (int i = 0; i < n; i++) {
+        nodes.add(new NodeAddress(i, "127.0.0.1", ports.get(i)));
+      }
+      ClusterSpec spec = ClusterSpec.of(nodes, partitions, org.sss.core.transport.Auth.randomSecret());
+      try {
+        return new EmbeddedCluster(spec, launcher.start(spec, dir), dir);
+      } catch (Exception e) {
+        // a port picked as free was taken meanwhile: try other ports
+        last = new IOException("cannot start an embedded cluster: " + e.getMessage(), e);
+      }
+    }
+    deleteTree(dir);
+    throw last;
+  }
+
+  @Override
+  public ClusterSpec spec() {
+    return spec;
+  }
+
+  @Override
+  public void close() {
+    try {
+      nodes.close();
+    } catch (Exception e) {
+      throw new IllegalStateException("stopping the embedded cluster failed", e);
+    } finally {
+      deleteTree(dir);
+    }
+  }
+
+  static void deleteTree(Path dir) {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException ignored) {
+      // best effort: a temporary directory
+    }
+  }
+}

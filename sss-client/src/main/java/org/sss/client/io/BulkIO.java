@@ -1,0 +1,121 @@
+package org.sss.client.io;
+
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.LongConsumer;
+import java.util.stream.Stream;
+import org.sss.client.BulkWriter;
+import org.sss.client.ScanOptions;
+import org.sss.client.SssClient;
+import org.sss.client.TableScan;
+import org.sss.core.api.Pair;
+import org.sss.core.keys.KeyCodec;
+import org.sss.core.keys.KeyType;
+import org.sss.core.proto.DataType;
+import org.sss.core.proto.TableOptions;
+
+/**
+ * Moving data between files and tables.
+ *
+ * <ul>
+ *   <li>A text file loads as pairs (line number, line): long keys counting from 1, the line's
+ *       raw bytes as a string value.
+ *   <li>A directory loads as pairs (file name, content): string keys (the path relative to
+ *       the directory), byte values; every regular file below it, one pair each.
+ *   <li>A dump writes {@code key<TAB>value} lines in key order, printed by the table's types.
+ * </ul>
+ * The progress callback receives the bytes of every pair moved.
+ */
+public final class BulkIO {
+  private BulkIO() {}
+
+  /** Options of a table that holds a loaded text file. */
+  public static TableOptions textTable() {
+    return TableOptions.newBuilder().setKeyType(DataType.LONG).setValueType(DataType.STRING).build();
+  }
+
+  /** Options of a table that holds a loaded directory. */
+  public static TableOptions filesTable() {
+    return TableOptions.newBuilder().setKeyType(DataType.STRING).setValueType(DataType.BYTES).build();
+  }
+
+  /** Loads a text file or a directory, creating the table if needed; returns the pairs loaded. */
+  public static long load(SssClient client, String table, Path path, LongConsumer progress) throws IOException {
+    if (Files.isDirectory(path)) {
+      client.createTable(table, filesTable(), true);
+      return loadDirectory(client, table, path, progress);
+    }
+    if (!Files.isRegularFile(path)) {
+      throw new IOException("no such file or directory: " + path);
+    }
+    client.createTable(table, textTable(), true);
+    return loadText(client, table, path, progress);
+  }
+
+  static long loadText(SssClient client, String table, Path file, LongConsumer progress) throws IOException {
+    long n = 0;
+    try (LineReader lines = new LineReader(Files.newInputStream(file));
+         BulkWriter w = client.writer(table)) {
+      for (byte[] line = lines.next(); line != null; line = lines.next()) {
+        n++;
+        w.put(KeyCodec.encodeLong(n), line);
+        progress.accept(8 + line.length);
+      }
+    }
+    return n;
+  }
+
+  static long loadDirectory(SssClient client, String table, Path dir, LongConsumer progress) throws IOException {
+    long n = 0;
+    List<Path> files;
+    try (Stream<Path> walk = Files.walk(dir)) {
+      files = walk.filter(Files::isRegularFile).sorted().toList();
+    }
+    try (BulkWriter w = client.writer(table)) {
+      for (Path f : files) {
+        byte[] content;
+        try (InputStream in = Files.newInputStream(f)) {
+          content = in.readAllBytes();
+        }
+        String name = dir.relativize(f).toString();
+        w.put(KeyCodec.encodeString(name), content);
+        progress.accept(name.length() + content.length);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Writes a table as {@code key<TAB>value} lines in key order; returns the pairs written. */
+  public static long dump(SssClient client, String table, Path out, LongConsumer progress) throws IOException {
+    TableOptions o = client.tableStats(table).getOptions();
+    Path parent = out.toAbsolutePath().getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    long n = 0;
+    try (OutputStream os = new BufferedOutputStream(Files.newOutputStream(out), 1 << 16);
+         TableScan scan = client.scan(table, ScanOptions.inKeyOrder())) {
+      while (scan.hasNext()) {
+        Pair p = scan.next();
+        os.write(KeyType.decodeKey(o.getKeyType(), p.key()).getBytes(StandardCharsets.UTF_8));
+        os.write('\t');
+        if (o.getValueType() == DataType.STRING) {
+          os.write(p.value());
+        } else {
+          os.write(KeyType.decodeValue(o.getValueType(), p.value()).getBytes(StandardCharsets.UTF_8));
+        }
+        os.write('\n');
+        progress.accept(p.key().length + p.value().length);
+        n++;
+      }
+    }
+    return n;
+  }
+}

@@ -1,0 +1,112 @@
+package org.sss.server;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import org.sss.core.cluster.ClusterSpec;
+
+/**
+ * How one node runs. Read from a node file ({@code bin/sss server --config FILE}):
+ *
+ * <pre>
+ *   cluster=cluster.properties   # the cluster file (relative to this file), shared by all nodes
+ *   node.id=0                    # which node.N of the cluster file this is
+ *   data.dir=data/node-0         # where the store lives (relative to this file)
+ *   bind=0.0.0.0                 # optional; the interface to listen on (default: the cluster file's host)
+ *   max.frame.bytes=67108864     # optional; larger frames close the connection
+ *   max.value.bytes=33554432     # optional; larger keys or values are refused
+ *   worker.threads=4             # optional; threads that run store operations
+ *   tls.cert=..., tls.key=...    # optional; PEM files, turn TLS on
+ * </pre>
+ */
+public record NodeConfig(ClusterSpec cluster, int nodeId, Path dataDir, String bindHost,
+                         int maxFrameBytes, int maxValueBytes, int workerThreads,
+                         Path tlsCert, Path tlsKey) {
+  public static final int DEFAULT_MAX_FRAME = 64 << 20;
+  public static final int DEFAULT_MAX_VALUE = 32 << 20;
+  private static final Set<String> KNOWN = Set.of("cluster", "node.id", "data.dir", "bind",
+      "max.frame.bytes", "max.value.bytes", "worker.threads", "tls.cert", "tls.key");
+
+  public NodeConfig {
+    if (nodeId < 0 || nodeId >= cluster.nodeCount()) {
+      throw new IllegalArgumentException("node.id " + nodeId + " is not in the cluster (0.."
+          + (cluster.nodeCount() - 1) + ")");
+    }
+    if (maxValueBytes > maxFrameBytes) {
+      throw new IllegalArgumentException("max.value.bytes must not exceed max.frame.bytes");
+    }
+  }
+
+  /** A config with defaults for everything but the essentials. */
+  public static NodeConfig of(ClusterSpec cluster, int nodeId, Path dataDir) {
+    return new NodeConfig(cluster, nodeId, dataDir, null, DEFAULT_MAX_FRAME, DEFAULT_MAX_VALUE,
+        defaultWorkers(), null, null);
+  }
+
+  static int defaultWorkers() {
+    return Math.max(2, Runtime.getRuntime().availableProcessors());
+  }
+
+  /** Reads a node file; relative paths in it are relative to the file's directory. */
+  public static NodeConfig load(Path file) throws IOException {
+    Properties p = new Properties();
+    try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      p.load(r);
+    }
+    Set<String> unknown = new TreeSet<>(p.stringPropertyNames());
+    unknown.removeAll(KNOWN);
+    if (!unknown.isEmpty()) {
+      throw new IllegalArgumentException(file + ": unknown keys " + unknown);
+    }
+    Path base = file.toAbsolutePath().getParent();
+    String clusterFile = require(p, "cluster", file);
+    ClusterSpec cluster = ClusterSpec.load(base.resolve(clusterFile));
+    try {
+      return new NodeConfig(cluster,
+          Integer.parseInt(require(p, "node.id", file).trim()),
+          base.resolve(require(p, "data.dir", file).trim()),
+          p.getProperty("bind"),
+          intOr(p, "max.frame.bytes", DEFAULT_MAX_FRAME),
+          intOr(p, "max.value.bytes", DEFAULT_MAX_VALUE),
+          intOr(p, "worker.threads", defaultWorkers()),
+          p.containsKey("tls.cert") ? base.resolve(p.getProperty("tls.cert")) : null,
+          p.containsKey("tls.key") ? base.resolve(p.getProperty("tls.key")) : null);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static String require(Properties p, String key, Path file) {
+    String v = p.getProperty(key);
+    if (v == null || v.isBlank()) {
+      throw new IllegalArgumentException(file + ": missing '" + key + "'");
+    }
+    return v;
+  }
+
+  private static int intOr(Properties p, String key, int dflt) {
+    String v = p.getProperty(key);
+    if (v == null) {
+      return dflt;
+    }
+    try {
+      return Integer.parseInt(v.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(key + " is not a number: '" + v + "'");
+    }
+  }
+
+  /** The interface to listen on. */
+  public String listenHost() {
+    return bindHost != null ? bindHost : cluster.node(nodeId).host();
+  }
+
+  public int port() {
+    return cluster.node(nodeId).port();
+  }
+}

@@ -1,0 +1,31 @@
+package org.sss.server;
+
+import java.nio.file.Path;
+
+/**
+ * Runs one node in the foreground: {@code ServerMain --config FILE}. This is what
+ * {@code bin/sss server} and {@code bin/sss cluster start} run, and what a container runs.
+ * Exits non-zero with one line on stderr when the node cannot start.
+ */
+public final class ServerMain {
+  private ServerMain() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length != 2 || !args[0].equals("--config")) {
+      System.err.println("usage: sss server --config FILE");
+      System.exit(2);
+    }
+    SssServer server;
+    try {
+      server = SssServer.start(NodeConfig.load(Path.of(args[1])));
+    } catch (Exception e) {
+      System.err.println("sss server: " + e.getMessage());
+      System.exit(1);
+      return;
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "sss-shutdown"));
+    System.out.println("READY node " + server.config().nodeId() + " port " + server.port());
+    System.out.flush();
+    server.awaitClose();
+  }
+}

@@ -1,0 +1,153 @@
+package org.sss.server;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.sss.core.proto.Request;
+import org.sss.core.transport.Pipelines;
+import org.sss.kvs.NodeStore;
+import org.sss.server.store.KvsService;
+import org.sss.server.transport.ConnectionHandler;
+
+/**
+ * One SSS node: the node's store behind a Netty server.
+ *
+ * <p>Threads: one acceptor, a few event loops that only move bytes, and a worker pool that
+ * runs store operations (RocksDB calls block, so they never run on an event loop).
+ */
+public final class SssServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(SssServer.class);
+
+  private final NodeConfig config;
+  private final NodeStore store;
+  private final EventLoopGroup boss;
+  private final EventLoopGroup io;
+  private final ExecutorService workers;
+  private final Channel listener;
+
+  private SssServer(NodeConfig config, NodeStore store, EventLoopGroup boss, EventLoopGroup io,
+                    ExecutorService workers, Channel listener) {
+    this.config = config;
+    this.store = store;
+    this.boss = boss;
+    this.io = io;
+    this.workers = workers;
+    this.listener = listener;
+  }
+
+  /**
+   * Opens the store and starts listening. Refuses to listen beyond loopback without a secret:
+   * the secret is all that stands between a stranger and the node's data.
+   */
+  public static SssServer start(NodeConfig config) throws InterruptedException {
+    String host = config.listenHost();
+    if (config.cluster().secret().isEmpty() && !isLoopback(host)) {
+      throw new IllegalArgumentException("refusing to listen on " + host
+          + " without a cluster secret; set secret= in the cluster file");
+    }
+    SslContext ssl = tls(config);
+    NodeStore store = NodeStore.open(config.dataDir());
+    KvsService kvs = new KvsService(store, config.cluster().partitionMap(), config.nodeId(),
+        config.maxValueBytes());
+    ThreadPoolExecutor workers = new ThreadPoolExecutor(config.workerThreads(), config.workerThreads(),
+        60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+        new DefaultThreadFactory("sss-node" + config.nodeId() + "-worker", true));
+    EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("sss-node" + config.nodeId() + "-accept", true));
+    EventLoopGroup io = new NioEventLoopGroup(2, new DefaultThreadFactory("sss-node" + config.nodeId() + "-io", true));
+    String secret = config.cluster().secret();
+    try {
+      Channel ch = new ServerBootstrap()
+          .group(boss, io)
+          .channel(NioServerSocketChannel.class)
+          .option(ChannelOption.SO_BACKLOG, 256)
+          .option(ChannelOption.SO_REUSEADDR, true)
+          .childOption(ChannelOption.TCP_NODELAY, true)
+          .childHandler(new ChannelInitializer<SocketChannel>() {
+            @Override
+            protected void initChannel(SocketChannel c) {
+              if (ssl != null) {
+                c.pipeline().addLast("tls", ssl.newHandler(c.alloc()));
+              }
+              Pipelines.addFraming(c.pipeline(), Request.parser(), config.maxFrameBytes());
+              c.pipeline().addLast("node", new ConnectionHandler(secret, config.nodeId(), kvs, workers));
+            }
+          })
+          .bind(new InetSocketAddress(host, config.port())).sync().channel();
+      LOG.info("node {} listening on {}:{}, data in {}", config.nodeId(), host, config.port(), config.dataDir());
+      return new SssServer(config, store, boss, io, workers, ch);
+    } catch (RuntimeException | InterruptedException e) {
+      boss.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+      io.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+      workers.shutdownNow();
+      store.close();
+      throw e;
+    }
+  }
+
+  private static boolean isLoopback(String host) {
+    try {
+      return java.net.InetAddress.getByName(host).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      return false;
+    }
+  }
+
+  private static SslContext tls(NodeConfig config) {
+    if (config.tlsCert() == null) {
+      return null;
+    }
+    try {
+      return SslContextBuilder.forServer(config.tlsCert().toFile(), config.tlsKey().toFile()).build();
+    } catch (javax.net.ssl.SSLException e) {
+      throw new IllegalArgumentException("cannot load TLS certificate/key: " + e.getMessage(), e);
+    }
+  }
+
+  public NodeConfig config() {
+    return config;
+  }
+
+  public NodeStore store() {
+    return store;
+  }
+
+  /** The port actually bound. */
+  public int port() {
+    return ((InetSocketAddress) listener.localAddress()).getPort();
+  }
+
+  /** Blocks until the server is closed. */
+  public void awaitClose() throws InterruptedException {
+    listener.closeFuture().sync();
+  }
+
+  @Override
+  public void close() {
+    listener.close().awaitUninterruptibly();
+    io.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    workers.shutdown();
+    try {
+      workers.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    store.close();
+    LOG.info("node {} stopped", config.nodeId());
+  }
+}

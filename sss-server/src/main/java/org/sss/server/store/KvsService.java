@@ -1,0 +1,196 @@
+package org.sss.server.store;
+
+import com.google.protobuf.ByteString;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.util.ArrayList;
+import java.util.List;
+import org.sss.core.cluster.PartitionMap;
+import org.sss.core.proto.Ack;
+import org.sss.core.proto.CountResult;
+import org.sss.core.proto.ErrorCode;
+import org.sss.core.proto.GetResult;
+import org.sss.core.proto.Request;
+import org.sss.core.proto.Response;
+import org.sss.core.proto.ScanOpen;
+import org.sss.core.proto.TableList;
+import org.sss.core.transport.Frame;
+import org.sss.core.transport.PairBlock;
+import org.sss.kvs.KeyRanges;
+import org.sss.kvs.NodeStore;
+import org.sss.kvs.StoreCursor;
+import org.sss.kvs.StoreException;
+import org.sss.kvs.StoreTable;
+
+/**
+ * The store operations of the wire protocol, on one node. Each method runs on a worker thread
+ * (never on an event loop: RocksDB calls block), takes the request and its body, and returns
+ * the response frame. Failures are {@link StoreException}s carrying the code the client sees.
+ */
+public final class KvsService {
+  private final NodeStore store;
+  private final PartitionMap partitionMap;
+  private final int nodeId;
+  private final int maxValueBytes;
+
+  public KvsService(NodeStore store, PartitionMap partitionMap, int nodeId, int maxValueBytes) {
+    this.store = store;
+    this.partitionMap = partitionMap;
+    this.nodeId = nodeId;
+    this.maxValueBytes = maxValueBytes;
+  }
+
+  public NodeStore store() {
+    return store;
+  }
+
+  /** Runs one request; {@code body} is released by the caller. */
+  public Frame<Response> handle(Request req, ByteBuf body, ScanRegistry scans, ByteBufAllocator alloc) {
+    Response.Builder ok = Response.newBuilder().setId(req.getId()).setCode(ErrorCode.OK);
+    switch (req.getOpCase()) {
+      case CREATE_TABLE -> {
+        var c = req.getCreateTable();
+        StoreTable t = store.create(c.getTable(), c.getOptions(), c.getIfAbsent());
+        return Frame.of(ok.setTable(t.info()).build());
+      }
+      case DROP_TABLE -> {
+        boolean dropped = store.drop(req.getDropTable().getTable(), req.getDropTable().getIfExists());
+        return Frame.of(ok.setAck(Ack.newBuilder().setPairs(dropped ? 1 : 0)).build());
+      }
+      case LIST_TABLES -> {
+        TableList.Builder list = TableList.newBuilder();
+        for (StoreTable t : store.tables()) {
+          list.addTables(t.info());
+        }
+        return Frame.of(ok.setTables(list).build());
+      }
+      case TABLE_STATS -> {
+        return Frame.of(ok.setTable(store.require(req.getTableStats().getTable()).info()).build());
+      }
+      case PUT_BATCH -> {
+        long n = putBatch(req, body);
+        return Frame.of(ok.setAck(Ack.newBuilder().setPairs(n)).build());
+      }
+      case GET -> {
+        byte[] v = store.require(req.getGet().getTable()).get(checkKey(req.getGet().getKey().toByteArray()));
+        GetResult.Builder g = GetResult.newBuilder().setFound(v != null);
+        if (v != null) {
+          g.setValue(ByteString.copyFrom(v));
+        }
+        return Frame.of(ok.setGet(g).build());
+      }
+      case MULTI_GET -> {
+        return multiGet(req, body, ok, alloc);
+      }
+      case DELETE -> {
+        StoreTable t = store.require(req.getDelete().getTable());
+        List<byte[]> keys = readKeys(body, req.getDelete().getKeyCount());
+        t.delete(keys);
+        return Frame.of(ok.setAck(Ack.newBuilder().setPairs(keys.size())).build());
+      }
+      case SCAN_OPEN -> {
+        return scans.open(openCursor(req.getScanOpen()), req.getScanOpen(), ok, alloc);
+      }
+      case SCAN_NEXT -> {
+        return scans.next(req.getScanNext().getCursor(), ok, alloc);
+      }
+      case SCAN_CLOSE -> {
+        scans.close(req.getScanClose().getCursor());
+        return Frame.of(ok.setAck(Ack.getDefaultInstance()).build());
+      }
+      case COUNT -> {
+        long n = store.require(req.getCount().getTable()).count();
+        return Frame.of(ok.setCount(CountResult.newBuilder().setPairs(n)).build());
+      }
+      default -> throw new StoreException(ErrorCode.BAD_REQUEST, "unknown operation " + req.getOpCase());
+    }
+  }
+
+  /**
+   * Validates the whole batch before writing any of it, so that a refused batch leaves nothing
+   * behind; then applies it as one atomic RocksDB write.
+   */
+  private long putBatch(Request req, ByteBuf body) {
+    StoreTable t = store.require(req.getPutBatch().getTable());
+    int expected = req.getPutBatch().getPairCount();
+    List<byte[][]> pairs = new ArrayList<>(expected);
+    ByteBuf in = body.duplicate();
+    PairBlock.forEach(in, (k, v) -> {
+      checkKey(k);
+      if (v.length > maxValueBytes) {
+        throw new StoreException(ErrorCode.VALUE_TOO_LARGE, "value of " + v.length
+            + " bytes exceeds the limit of " + maxValueBytes + " bytes (table '" + t.name() + "')");
+      }
+      pairs.add(new byte[][] {k, v});
+    });
+    if (pairs.size() != expected) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, "put batch announced " + expected
+          + " pairs but carried " + pairs.size());
+    }
+    try (StoreTable.Batch b = t.newBatch()) {
+      for (byte[][] p : pairs) {
+        b.put(p[0], p[1]);
+      }
+      b.commit();
+    }
+    return pairs.size();
+  }
+
+  private byte[] checkKey(byte[] storedKey) {
+    if (storedKey.length < PartitionMap.PREFIX_BYTES) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, "stored key of " + storedKey.length
+          + " bytes lacks the 2-byte partition prefix");
+    }
+    if (storedKey.length > maxValueBytes) {
+      throw new StoreException(ErrorCode.VALUE_TOO_LARGE, "key of " + storedKey.length
+          + " bytes exceeds the limit of " + maxValueBytes + " bytes");
+    }
+    int p = PartitionMap.partitionOfStored(storedKey);
+    if (p >= partitionMap.partitions()) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, "partition " + p + " does not exist (P="
+          + partitionMap.partitions() + ")");
+    }
+    return storedKey;
+  }
+
+  private static List<byte[]> readKeys(ByteBuf body, int expected) {
+    List<byte[]> keys = new ArrayList<>(expected);
+    PairBlock.forEach(body.duplicate(), (k, v) -> keys.add(k));
+    if (keys.size() != expected) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, "request announced " + expected
+          + " keys but carried " + keys.size());
+    }
+    return keys;
+  }
+
+  private Frame<Response> multiGet(Request req, ByteBuf body, Response.Builder ok, ByteBufAllocator alloc) {
+    StoreTable t = store.require(req.getMultiGet().getTable());
+    List<byte[]> keys = readKeys(body, req.getMultiGet().getKeyCount());
+    keys.forEach(this::checkKey);
+    List<byte[]> values = t.multiGet(keys);
+    ByteBuf out = alloc.buffer();
+    int found = 0;
+    for (int i = 0; i < keys.size(); i++) {
+      if (values.get(i) != null) {
+        PairBlock.write(out, keys.get(i), values.get(i));
+        found++;
+      }
+    }
+    return new Frame<>(ok.setAck(Ack.newBuilder().setPairs(found)).build(), out);
+  }
+
+  private StoreCursor openCursor(ScanOpen scan) {
+    StoreTable t = store.require(scan.getTable());
+    List<Integer> partitions = scan.getPartitionsCount() > 0
+        ? scan.getPartitionsList() : partitionMap.partitionsOf(nodeId);
+    byte[] prefix = scan.getKeyPrefix().toByteArray();
+    List<byte[][]> ranges = new ArrayList<>(partitions.size());
+    for (int p : partitions) {
+      if (p >= partitionMap.partitions()) {
+        throw new StoreException(ErrorCode.BAD_REQUEST, "partition " + p + " does not exist");
+      }
+      ranges.add(KeyRanges.partition(p, prefix));
+    }
+    return t.scanRanges(ranges, scan.getOrdered());
+  }
+}

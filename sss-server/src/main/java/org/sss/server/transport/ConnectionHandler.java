@@ -1,0 +1,164 @@
+package org.sss.server.transport;
+
+import com.google.protobuf.ByteString;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.CorruptedFrameException;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.TooLongFrameException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.sss.core.proto.Challenge;
+import org.sss.core.proto.ErrorCode;
+import org.sss.core.proto.Request;
+import org.sss.core.proto.Response;
+import org.sss.core.transport.Auth;
+import org.sss.core.transport.Frame;
+import org.sss.kvs.StoreException;
+import org.sss.server.store.KvsService;
+import org.sss.server.store.ScanRegistry;
+
+/**
+ * One client's connection to this node.
+ *
+ * <h2>Protocol state</h2>
+ * On connect the server sends a {@link Challenge}; the first request must be a Hello carrying
+ * the MAC of the challenge under the cluster secret. Anything else, a wrong MAC, or silence for
+ * {@link #AUTH_TIMEOUT_SECONDS} gets an UNAUTHENTICATED error and the connection closed: an
+ * unauthenticated peer learns nothing, not even table names.
+ *
+ * <h2>Errors</h2>
+ * A request the store refuses (missing table, oversized value, ...) gets an error response
+ * with its code and the connection stays open. A frame that cannot be decoded (too long,
+ * garbage) gets one connection-level error (id 0) and the connection is closed, since the byte
+ * stream can no longer be trusted. Neither affects other connections.
+ *
+ * <h2>Backpressure</h2>
+ * Requests run on the worker pool; when more than {@link #MAX_IN_FLIGHT} of this connection's
+ * requests are running or queued, the connection stops reading until some finish.
+ */
+public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<Request>> {
+  private static final Logger LOG = LoggerFactory.getLogger(ConnectionHandler.class);
+  static final int AUTH_TIMEOUT_SECONDS = 10;
+  static final int MAX_IN_FLIGHT = 16;
+
+  private final String secret;
+  private final int nodeId;
+  private final KvsService kvs;
+  private final Executor workers;
+  private final ScanRegistry scans = new ScanRegistry();
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private byte[] nonce;
+  private volatile boolean authenticated;
+
+  public ConnectionHandler(String secret, int nodeId, KvsService kvs, Executor workers) {
+    super(false);
+    this.secret = secret;
+    this.nodeId = nodeId;
+    this.kvs = kvs;
+    this.workers = workers;
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    nonce = Auth.nonce();
+    ctx.writeAndFlush(Frame.of(Response.newBuilder().setChallenge(Challenge.newBuilder()
+        .setNonce(ByteString.copyFrom(nonce)).setProtocolVersion(1).setNodeId(nodeId)).build()));
+    ctx.executor().schedule(() -> {
+      if (!authenticated && ctx.channel().isActive()) {
+        reject(ctx, 0, ErrorCode.UNAUTHENTICATED, "no hello within " + AUTH_TIMEOUT_SECONDS + " s");
+      }
+    }, AUTH_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    ctx.fireChannelActive();
+  }
+
+  @Override
+  protected void channelRead0(ChannelHandlerContext ctx, Frame<Request> frame) {
+    Request req = frame.header();
+    if (!authenticated) {
+      frame.release();
+      if (!req.hasHello()) {
+        reject(ctx, req.getId(), ErrorCode.UNAUTHENTICATED, "authenticate first");
+      } else if (!Auth.verify(secret, nonce, req.getHello().getClientNonce().toByteArray(),
+          req.getHello().getMac().toByteArray())) {
+        LOG.warn("node {}: rejected {} ({}): wrong secret", nodeId, ctx.channel().remoteAddress(),
+            req.getHello().getPeerName());
+        reject(ctx, req.getId(), ErrorCode.UNAUTHENTICATED, "wrong cluster secret");
+      } else {
+        authenticated = true;
+        ctx.writeAndFlush(Frame.of(Response.newBuilder().setId(req.getId()).setCode(ErrorCode.OK).build()));
+      }
+      return;
+    }
+    if (inFlight.incrementAndGet() >= MAX_IN_FLIGHT) {
+      ctx.channel().config().setAutoRead(false);
+    }
+    try {
+      workers.execute(() -> run(ctx, frame));
+    } catch (RejectedExecutionException e) {
+      frame.release();
+      finished(ctx);
+      ctx.writeAndFlush(error(req.getId(), ErrorCode.INTERNAL, "node " + nodeId + " is shutting down"));
+    }
+  }
+
+  private void run(ChannelHandlerContext ctx, Frame<Request> frame) {
+    Request req = frame.header();
+    Frame<Response> answer;
+    try {
+      answer = kvs.handle(req, frame.body(), scans, ctx.alloc());
+    } catch (StoreException e) {
+      answer = error(req.getId(), e.code(), e.getMessage());
+    } catch (CorruptedFrameException e) {
+      answer = error(req.getId(), ErrorCode.BAD_REQUEST, "malformed body: " + e.getMessage());
+    } catch (RuntimeException e) {
+      LOG.error("node {}: {} failed", nodeId, req.getOpCase(), e);
+      answer = error(req.getId(), ErrorCode.INTERNAL, e.toString());
+    } finally {
+      frame.release();
+    }
+    ctx.writeAndFlush(answer);
+    finished(ctx);
+  }
+
+  private void finished(ChannelHandlerContext ctx) {
+    if (inFlight.decrementAndGet() < MAX_IN_FLIGHT / 2 && !ctx.channel().config().isAutoRead()) {
+      ctx.channel().config().setAutoRead(true);
+    }
+  }
+
+  private static Frame<Response> error(long id, ErrorCode code, String message) {
+    return Frame.of(Response.newBuilder().setId(id).setCode(code).setMessage(message).build());
+  }
+
+  private void reject(ChannelHandlerContext ctx, long id, ErrorCode code, String message) {
+    ctx.writeAndFlush(error(id, code, "node " + nodeId + ": " + message))
+        .addListener(ChannelFutureListener.CLOSE);
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    scans.close();
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+    if (c instanceof TooLongFrameException) {
+      reject(ctx, 0, ErrorCode.FRAME_TOO_LARGE, c.getMessage());
+    } else if (c instanceof CorruptedFrameException || cause instanceof DecoderException) {
+      reject(ctx, 0, ErrorCode.BAD_REQUEST, "malformed frame: " + c.getMessage());
+    } else if (c instanceof java.io.IOException) {
+      ctx.close();
+    } else {
+      LOG.warn("node {}: closing {} after {}", nodeId, ctx.channel().remoteAddress(), c.toString());
+      reject(ctx, 0, ErrorCode.INTERNAL, c.toString());
+    }
+  }
+}
