@@ -308,6 +308,16 @@ public final class SssClient implements AutoCloseable {
     return new TableScan(channels, table, options, timeout);
   }
 
+  // ---- jobs -----------------------------------------------------------------------------
+
+  /**
+   * Submits a job: it starts at once on a coordinator thread of this client. Use
+   * {@link org.sss.client.job.RunningJob#await} to wait for its result.
+   */
+  public org.sss.client.job.RunningJob submit(org.sss.client.job.Job job) {
+    return org.sss.client.job.Jobs.start(this, job);
+  }
+
   @Override
   public void close() {
     channels.close();
