@@ -180,7 +180,12 @@ public final class SssClient implements AutoCloseable {
   private List<Frame<Response>> onAllNodes(Request.Builder request, List<Throwable> errors) {
     List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>();
     for (int n = 0; n < spec.nodeCount(); n++) {
-      futures.add(channels.get(n).call(request.clone()));
+      try {
+        futures.add(channels.get(n).call(request.clone()));
+      } catch (RuntimeException e) {
+        // an unreachable node must not keep the request from the others
+        futures.add(CompletableFuture.failedFuture(e));
+      }
     }
     List<Frame<Response>> out = new ArrayList<>();
     for (CompletableFuture<Frame<Response>> f : futures) {

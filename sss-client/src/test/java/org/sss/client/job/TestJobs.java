@@ -96,4 +96,33 @@ public final class TestJobs {
       out.emit(value % 3, key);
     }
   }
+
+  /** Emits {@code hot.values.per.row} pairs ("hot", 1) per input row: one key with a huge value list. */
+  public static final class HotKey implements Mapper<Long, String, String, Long> {
+    private long perRow;
+
+    @Override
+    public void setup(TaskContext context) {
+      perRow = Long.parseLong(context.get("hot.values.per.row", "1000"));
+    }
+
+    @Override
+    public void map(Long key, String value, Emitter<String, Long> out) {
+      for (long i = 0; i < perRow; i++) {
+        out.emit("hot", 1L);
+      }
+    }
+  }
+
+  /** Counts values per key without holding them. */
+  public static final class CountValues implements Reducer<String, Long, String, Long> {
+    @Override
+    public void reduce(String key, Iterable<Long> values, Emitter<String, Long> out) {
+      long n = 0;
+      for (Long ignored : values) {
+        n++;
+      }
+      out.emit(key, n);
+    }
+  }
 }
