@@ -15,6 +15,7 @@ import picocli.CommandLine.Mixin;
     subcommands = {
         ClusterCommand.class, ServerCommand.class, TableCommand.class, PutCommand.class,
         GetCommand.class, ScanCommand.class, CountCommand.class, LoadCommand.class, DumpCommand.class,
+        RunCommand.class, PingCommand.class,
         CommandLine.HelpCommand.class})
 public final class SssCommand implements Runnable {
   @Mixin
