@@ -85,7 +85,7 @@ public final class Apriori {
       throw new IllegalArgumentException("pass " + k + " needs " + (k > 1 ? "candidates" : "no candidates"));
     }
     Job.Builder b = Job.named("apriori-pass-" + k)
-        .jar(ExampleIO.ownJar())
+        .jarByClass(Apriori.class)
         .input(transactions, Serdes.LONG, Serdes.STRING)
         .map(CountCandidates.class, Serdes.STRING, Serdes.LONG);
     if (combine) {

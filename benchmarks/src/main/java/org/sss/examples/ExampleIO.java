@@ -25,31 +25,7 @@ public final class ExampleIO {
   /** The name of the single part file written into an output directory. */
   public static final String PART_FILE = "part-r-00000";
 
-  private static final Path OWN_JAR = findOwnJar();
-
   private ExampleIO() {}
-
-  /**
-   * The JAR holding the examples when they run from one (as {@code bin/sss} runs them), else
-   * null. Jobs name it so that servers started without the examples on their class path (a
-   * {@code cluster start} cluster) receive it; servers that have the classes keep using theirs.
-   */
-  public static Path ownJar() {
-    return OWN_JAR;
-  }
-
-  private static Path findOwnJar() {
-    try {
-      java.security.CodeSource cs = ExampleIO.class.getProtectionDomain().getCodeSource();
-      if (cs == null) {
-        return null;
-      }
-      Path p = Path.of(cs.getLocation().toURI());
-      return Files.isRegularFile(p) && p.getFileName().toString().endsWith(".jar") ? p : null;
-    } catch (Exception | Error e) {
-      return null;
-    }
-  }
 
   /**
    * Loads text into a new table as (line number, line) pairs, the layout {@code sss load} gives

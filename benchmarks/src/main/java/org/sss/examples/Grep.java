@@ -47,7 +47,7 @@ public final class Grep {
   public static Job job(String input, String output, String regex, int group, boolean combine) {
     check(regex, group);
     Job.Builder b = Job.named("grep-search")
-        .jar(ExampleIO.ownJar())
+        .jarByClass(Grep.class)
         .input(input, Serdes.LONG, Serdes.STRING)
         .map(Match.class, Serdes.STRING, Serdes.LONG);
     if (combine) {
@@ -63,7 +63,7 @@ public final class Grep {
   /** The sort job: (match, count) in, (&minus;count, match) out, every match kept. */
   public static Job sortJob(String counts, String output) {
     return Job.named("grep-sort")
-        .jar(ExampleIO.ownJar())
+        .jarByClass(Grep.class)
         .input(counts, Serdes.STRING, Serdes.LONG)
         .map(Invert.class, Serdes.LONG, Serdes.STRING)
         .output(output).multiValuedOutput().overwrite()

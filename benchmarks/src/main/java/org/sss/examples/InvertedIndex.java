@@ -37,7 +37,7 @@ public final class InvertedIndex {
   /** The job: (file name, content) in, (word, sorted file names) out. */
   public static Job job(String input, String output, boolean combine) {
     Job.Builder b = Job.named("invertedindex")
-        .jar(ExampleIO.ownJar())
+        .jarByClass(InvertedIndex.class)
         .input(input, Serdes.STRING, Serdes.BYTES)
         .map(Index.class, Serdes.STRING, new FileList());
     if (combine) {

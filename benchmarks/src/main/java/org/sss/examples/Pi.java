@@ -39,7 +39,7 @@ public final class Pi {
   /** The job: (map index, samples) rows in, (inside|outside, count) out. */
   public static Job job(String input, String output, boolean combine) {
     Job.Builder b = Job.named("pi")
-        .jar(ExampleIO.ownJar())
+        .jarByClass(Pi.class)
         .input(input, Serdes.LONG, Serdes.LONG)
         .map(QmcMapper.class, Serdes.STRING, Serdes.LONG);
     if (combine) {

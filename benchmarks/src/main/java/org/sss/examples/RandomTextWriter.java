@@ -67,7 +67,7 @@ public final class RandomTextWriter {
   /** The job: seed rows (map index, bytes) in, lines (map index &lt;&lt; 40 | row, line) out. */
   public static Job job(String seeds, String output, long seed, long rowsPerMap) {
     return Job.named("randomtextwriter")
-        .jar(ExampleIO.ownJar())
+        .jarByClass(RandomTextWriter.class)
         .input(seeds, Serdes.LONG, Serdes.LONG)
         .map(RandomTextMapper.class, Serdes.LONG, Serdes.STRING)
         .output(output).overwrite()

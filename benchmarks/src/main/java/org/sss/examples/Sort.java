@@ -36,7 +36,7 @@ public final class Sort {
   /** The job: lines (line number, text) in, (line, line number) out, duplicates kept. */
   public static Job job(String input, String output) {
     return Job.named("sort")
-        .jar(ExampleIO.ownJar())
+        .jarByClass(Sort.class)
         .input(input, Serdes.LONG, Serdes.BYTES)
         .map(Rekey.class, Serdes.BYTES, Serdes.LONG)
         .output(output).multiValuedOutput().overwrite()
