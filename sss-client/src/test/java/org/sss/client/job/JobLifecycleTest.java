@@ -92,6 +92,24 @@ class JobLifecycleTest {
   }
 
   @Test
+  void combiner_groupsByteArrayKeysByContent() {
+    JobResult r = client.submit(Job.named("bytes").input("rows", Serdes.LONG, Serdes.STRING)
+        .map(TestJobs.ThreeByteKeys.class, Serdes.BYTES, Serdes.LONG)
+        .combine(TestJobs.SumByBytes.class)
+        .reduce(TestJobs.SumByBytes.class, Serdes.BYTES, Serdes.LONG)
+        .output("out-bytes").overwrite().build()).await();
+    assertTrue(r.stages().get(0).recordsShuffled() <= 3 * 24, "combined: " + r.stages().get(0).recordsShuffled());
+    long total = 0;
+    try (TableScan s = client.scan("out-bytes", ScanOptions.inKeyOrder())) {
+      while (s.hasNext()) {
+        total += Serdes.LONG.decodeValue(s.next().value());
+      }
+    }
+    assertEquals(ROWS, total);
+    assertEquals(3, client.count("out-bytes"));
+  }
+
+  @Test
   void userCodeFailure_failsWithStackTraceThenNextJobWorks() {
     Job bad = Job.named("bad").input("rows", Serdes.LONG, Serdes.STRING)
         .map(TestJobs.FailsOnRecord.class, Serdes.LONG, Serdes.LONG)

@@ -125,4 +125,24 @@ public final class TestJobs {
       out.emit(key, n);
     }
   }
+
+  /** (n, v) -> (one of three byte-array keys, 1); a fresh array per emit. */
+  public static final class ThreeByteKeys implements Mapper<Long, String, byte[], Long> {
+    @Override
+    public void map(Long key, String value, Emitter<byte[], Long> out) {
+      out.emit(new byte[] {(byte) (key % 3), 7}, 1L);
+    }
+  }
+
+  /** Sums longs under byte-array keys. */
+  public static final class SumByBytes implements Reducer<byte[], Long, byte[], Long> {
+    @Override
+    public void reduce(byte[] key, Iterable<Long> values, Emitter<byte[], Long> out) {
+      long s = 0;
+      for (long v : values) {
+        s += v;
+      }
+      out.emit(key.clone(), s);
+    }
+  }
 }

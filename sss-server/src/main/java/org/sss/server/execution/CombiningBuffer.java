@@ -18,7 +18,9 @@ import org.sss.core.api.Serdes;
  * thus pays one hash lookup per emitted pair instead of an encoding, a copy and a decoding.
  * Keys and values of the built-in immutable types (long, int, double, string) are kept as
  * emitted; anything else is copied through its serde at emit time, so callers may reuse
- * mutable objects after {@code emit} returns, as the {@code Emitter} contract allows.
+ * mutable objects after {@code emit} returns, as the {@code Emitter} contract allows. Keys of
+ * other types are grouped by their encoding, since their {@code equals} (a {@code byte[]}'s
+ * identity, say) need not say whether two keys are the same.
  *
  * <h2>Memory</h2>
  * When one key has gathered {@link #EAGER_VALUES} values they are combined at once into
@@ -40,7 +42,9 @@ final class CombiningBuffer<K, V> {
   private final UnaryOperator<V> valueCopier;
   private final ShuffleWriter out;
   private final long maxHeld;
-  private final Map<K, List<V>> groups = new HashMap<>();
+  private final boolean keysByValue;
+  /** Group key: the key object itself, or a ByteBuffer over its encoding. */
+  private final Map<Object, List<V>> groups = new HashMap<>();
   private final List<V> combined = new ArrayList<>(4);
   private long held;
   private K combiningKey;
@@ -51,25 +55,31 @@ final class CombiningBuffer<K, V> {
     this.keySerde = keySerde;
     this.valueSerde = valueSerde;
     this.keyCopier = copier(keySerde, true);
+    this.keysByValue = immutable(keySerde);
     this.valueCopier = copier(valueSerde, false);
     this.out = out;
     this.maxHeld = maxHeld;
   }
 
   /** Identity for immutable built-in types; a round trip through the serde otherwise. */
+  private static boolean immutable(Serde<?> serde) {
+    return serde instanceof Serdes.LongSerde || serde instanceof Serdes.StringSerde
+        || serde instanceof Serdes.IntSerde || serde instanceof Serdes.DoubleSerde;
+  }
+
   private static <T> UnaryOperator<T> copier(Serde<T> serde, boolean key) {
-    if (serde instanceof Serdes.LongSerde || serde instanceof Serdes.StringSerde
-        || serde instanceof Serdes.IntSerde || serde instanceof Serdes.DoubleSerde) {
+    if (immutable(serde)) {
       return UnaryOperator.identity();
     }
     return key ? t -> serde.decodeKey(serde.encodeKey(t)) : t -> serde.decodeValue(serde.encodeValue(t));
   }
 
   void add(K key, V value) throws Exception {
-    List<V> values = groups.get(key);
+    Object group = keysByValue ? key : java.nio.ByteBuffer.wrap(keySerde.encodeKey(key));
+    List<V> values = groups.get(group);
     if (values == null) {
       values = new ArrayList<>(4);
-      groups.put(keyCopier.apply(key), values);
+      groups.put(keysByValue ? keyCopier.apply(key) : group, values);
     }
     values.add(valueCopier.apply(value));
     held++;
@@ -87,15 +97,21 @@ final class CombiningBuffer<K, V> {
 
   /** Combines every group and writes the results to the shuffle. */
   void flush() throws Exception {
-    for (Map.Entry<K, List<V>> e : groups.entrySet()) {
-      List<V> values = e.getValue().size() > 1 ? combine(e.getKey(), e.getValue()) : e.getValue();
-      byte[] key = keySerde.encodeKey(e.getKey());
+    for (Map.Entry<Object, List<V>> e : groups.entrySet()) {
+      K k = keyOf(e.getKey());
+      List<V> values = e.getValue().size() > 1 ? combine(k, e.getValue()) : e.getValue();
+      byte[] key = keysByValue ? keySerde.encodeKey(k) : ((java.nio.ByteBuffer) e.getKey()).array();
       for (V v : values) {
         out.write(key, valueSerde.encodeValue(v));
       }
     }
     groups.clear();
     held = 0;
+  }
+
+  @SuppressWarnings("unchecked")
+  private K keyOf(Object group) {
+    return keysByValue ? (K) group : keySerde.decodeKey(((java.nio.ByteBuffer) group).array());
   }
 
   private List<V> combine(K key, List<V> values) throws Exception {
@@ -106,7 +122,8 @@ final class CombiningBuffer<K, V> {
   }
 
   private void collect(K k, V v) {
-    if (!k.equals(combiningKey)) {
+    if (keysByValue ? !k.equals(combiningKey)
+        : !java.util.Arrays.equals(keySerde.encodeKey(k), keySerde.encodeKey(combiningKey))) {
       throw new IllegalStateException("combiner " + combiner.getClass().getName()
           + " changed key " + combiningKey + " to " + k + "; a combiner must keep keys unchanged");
     }
