@@ -104,7 +104,8 @@ final class CombiningBuffer<K, V> {
         throw new IllegalStateException("combiner " + combiner.getClass().getName()
             + " changed key " + keySerde.decodeKey(key) + " to " + k + "; a combiner must keep keys unchanged");
       }
-      result.add(valueSerde.encodeValue(v));
+      byte[] ev = valueSerde.encodeValue(v);
+      result.add(ev == (Object) v ? ev.clone() : ev); // held after emit returns: the combiner may reuse v
     });
     return result;
   }

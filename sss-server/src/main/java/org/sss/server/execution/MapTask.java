@@ -69,7 +69,9 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
       byte[] ev = outValue.encodeValue(v);
       try {
         if (combiner != null) {
-          combiner.add(ek, ev);
+          // the combiner holds pairs until it flushes, but the caller may reuse what it emitted
+          // (a byte[] serde returns the caller's own array): keep a copy
+          combiner.add(ek == (Object) k ? ek.clone() : ek, ev == (Object) v ? ev.clone() : ev);
         } else {
           writer.write(ek, ev);
         }
@@ -88,6 +90,9 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
     int suffix = spec.getInputMultiValued() ? ShuffleWriter.UNIQUIFIER_BYTES : 0;
     try {
       mapper.setup(stage.taskContext(partition));
+      if (combinerFn != null) {
+        combinerFn.setup(stage.taskContext(partition)); // a combiner is a Reducer: it gets its setup too
+      }
       while (true) {
         List<byte[][]> chunk = chunks.poll(200, TimeUnit.MILLISECONDS);
         if (stage.stopping()) {
