@@ -18,6 +18,7 @@ public final class WordCount {
   /** The job: lines (line number, text) in, (word, count) out. */
   public static Job job(String input, String output, boolean combine) {
     Job.Builder b = Job.named("wordcount")
+        .jarByClass(WordCount.class)
         .input(input, Serdes.LONG, Serdes.STRING)
         .map(Tokenize.class, Serdes.STRING, Serdes.LONG);
     if (combine) {

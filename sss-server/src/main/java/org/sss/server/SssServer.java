@@ -115,7 +115,13 @@ public final class SssServer implements AutoCloseable {
 
   private static SslContext tls(NodeConfig config) {
     if (config.tlsCert() == null) {
+      if (config.cluster().tls()) {
+        throw new IllegalArgumentException("the cluster file says tls=true but the node file has no tls.cert/tls.key");
+      }
       return null;
+    }
+    if (!config.cluster().tls()) {
+      throw new IllegalArgumentException("the node file has tls.cert but the cluster file does not say tls=true");
     }
     try {
       return SslContextBuilder.forServer(config.tlsCert().toFile(), config.tlsKey().toFile()).build();

@@ -183,6 +183,27 @@ public final class Job {
       return this;
     }
 
+    /**
+     * Ships the JAR that {@code c} was loaded from, as Hadoop's {@code setJarByClass} does —
+     * so that nodes of a running cluster can load the job's classes. Does nothing when the
+     * class does not come from a JAR (an IDE's or test's class directory, which servers
+     * started from the same class path already see).
+     */
+    public Builder jarByClass(Class<?> c) {
+      var source = c.getProtectionDomain().getCodeSource();
+      if (source != null && source.getLocation() != null) {
+        try {
+          Path p = Path.of(source.getLocation().toURI());
+          if (p.toString().endsWith(".jar") && java.nio.file.Files.isRegularFile(p)) {
+            this.jar = p;
+          }
+        } catch (java.net.URISyntaxException | IllegalArgumentException ignored) {
+          // not a file location: nothing to ship
+        }
+      }
+      return this;
+    }
+
     private void requireInput() {
       if (inputTable == null) {
         throw new IllegalStateException("job " + name + ": call input(...) before adding stages");

@@ -42,6 +42,8 @@ import org.sss.core.transport.SssException;
 final class JobCoordinator implements Runnable {
   static final Duration LIVENESS_TIMEOUT = Duration.ofSeconds(10);
   static final long POLL_MILLIS = 500;
+  /** Set by {@code bin/sss run --jar}: the JAR shipped with every job that names none. */
+  public static final String JOB_JAR_PROPERTY = "sss.job.jar";
 
   private final SssClient client;
   private final NodeChannels channels;
@@ -137,10 +139,12 @@ final class JobCoordinator implements Runnable {
   }
 
   private String shipJar() throws IOException {
-    if (job.jar == null) {
+    java.nio.file.Path jar = job.jar != null ? job.jar
+        : System.getProperty(JOB_JAR_PROPERTY) != null ? java.nio.file.Path.of(System.getProperty(JOB_JAR_PROPERTY)) : null;
+    if (jar == null) {
       return "";
     }
-    byte[] bytes = Files.readAllBytes(job.jar);
+    byte[] bytes = Files.readAllBytes(jar);
     String hash = sha256(bytes);
     for (int node = 0; node < channels.spec().nodeCount(); node++) {
       Frame<Response> has = NodeChannels.await(channels.get(node).call(Request.newBuilder()

@@ -55,6 +55,23 @@ public final class EngineService implements AutoCloseable {
     this.jars = new JarCache(store.dir().resolve("jars"));
     this.receiver = new ShuffleReceiver(store, maxValueBytes);
     this.readers = Executors.newCachedThreadPool(new DefaultThreadFactory("sss-node" + nodeId + "-reader", true));
+    dropLeftoverIntermediates();
+  }
+
+  /** Prefix of the tables a job creates between its stages. */
+  public static final String INTERMEDIATE_PREFIX = "sss-tmp-";
+
+  /**
+   * A node that starts cannot be part of a running job (its coordinator failed the job when the
+   * node went away), so tables between stages found at start are leftovers of failed jobs.
+   */
+  private void dropLeftoverIntermediates() {
+    for (StoreTable t : store.tables()) {
+      if (t.name().startsWith(INTERMEDIATE_PREFIX)) {
+        LOG.info("node {}: dropping {} left by a job that did not finish", nodeId, t.name());
+        store.drop(t.name(), true);
+      }
+    }
   }
 
   /** True for the requests this service answers. */

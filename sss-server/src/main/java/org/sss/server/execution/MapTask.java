@@ -28,7 +28,8 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
   static final int CHUNKS_AHEAD = 4;
   static final int CHUNK_PAIRS = 2048;
   static final long CHUNK_BYTES = 1 << 20;
-  static final long COMBINE_BUDGET = 32L << 20;
+  /** Values a task's combiner may hold before it flushes (about 50 MB of small objects). */
+  static final long COMBINE_BUDGET = 1_000_000;
   private static final List<byte[][]> END = new ArrayList<>();
 
   private final StageContext stage;
@@ -65,15 +66,11 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
         : new CombiningBuffer<>(combinerFn, outKey, outValue, writer, COMBINE_BUDGET);
     Emitter<KO, VO> emitter = (k, v) -> {
       stage.recordsOut.increment();
-      byte[] ek = outKey.encodeKey(k);
-      byte[] ev = outValue.encodeValue(v);
       try {
         if (combiner != null) {
-          // the combiner holds pairs until it flushes, but the caller may reuse what it emitted
-          // (a byte[] serde returns the caller's own array): keep a copy
-          combiner.add(ek == (Object) k ? ek.clone() : ek, ev == (Object) v ? ev.clone() : ev);
+          combiner.add(k, v);
         } else {
-          writer.write(ek, ev);
+          writer.write(outKey.encodeKey(k), outValue.encodeValue(v));
         }
       } catch (RuntimeException e) {
         throw e;

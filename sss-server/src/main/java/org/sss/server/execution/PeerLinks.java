@@ -19,11 +19,13 @@ public final class PeerLinks implements AutoCloseable {
   private final ClusterSpec spec;
   private final int self;
   private final Connection[] links;
+  private final io.netty.handler.ssl.SslContext tls;
 
   public PeerLinks(ClusterSpec spec, int self) {
     this.spec = spec;
     this.self = self;
     this.links = new Connection[spec.nodeCount()];
+    this.tls = org.sss.core.transport.Tls.clientContext(spec);
   }
 
   /** The connection to {@code node}, connecting if needed. Blocks while connecting. */
@@ -34,7 +36,7 @@ public final class PeerLinks implements AutoCloseable {
         return c;
       }
       CompletableFuture<Connection> f = Connection.open(spec.node(node), spec.secret(), "node-" + self,
-          null, Pipelines.DEFAULT_MAX_FRAME, SHUFFLE_TIMEOUT);
+          tls, Pipelines.DEFAULT_MAX_FRAME, SHUFFLE_TIMEOUT);
       try {
         c = f.get(15, TimeUnit.SECONDS);
       } catch (Exception e) {

@@ -55,7 +55,8 @@ final class StageExecution {
           // the stage's failure or abort is reported once, below
         } catch (Throwable e) {
           if (stage.failure.compareAndSet(null, e)) {
-            LOG.warn("{}", e.getMessage().lines().findFirst().orElse(""));
+            String m = e.getMessage() == null ? e.toString() : e.getMessage();
+            LOG.warn("{}", m.lines().findFirst().orElse(m));
           }
         } finally {
           if (remaining.decrementAndGet() == 0) {
