@@ -71,7 +71,13 @@ final class CombiningBuffer<K, V> {
     if (immutable(serde)) {
       return UnaryOperator.identity();
     }
-    return key ? t -> serde.decodeKey(serde.encodeKey(t)) : t -> serde.decodeValue(serde.encodeValue(t));
+    return key ? t -> fresh(t, serde.decodeKey(serde.encodeKey(t))) : t -> fresh(t, serde.decodeValue(serde.encodeValue(t)));
+  }
+
+  /** The byte[] serde's round trip returns the caller's own array, which the caller may reuse: clone it. */
+  @SuppressWarnings("unchecked")
+  private static <T> T fresh(T original, T copy) {
+    return copy == original && copy instanceof byte[] b ? (T) b.clone() : copy;
   }
 
   void add(K key, V value) throws Exception {

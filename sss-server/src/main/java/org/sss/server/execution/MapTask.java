@@ -87,6 +87,9 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
     int suffix = spec.getInputMultiValued() ? ShuffleWriter.UNIQUIFIER_BYTES : 0;
     try {
       mapper.setup(stage.taskContext(partition));
+      if (combinerFn != null) {
+        combinerFn.setup(stage.taskContext(partition)); // a combiner is a Reducer: it gets its setup too
+      }
       while (true) {
         List<byte[][]> chunk = chunks.poll(200, TimeUnit.MILLISECONDS);
         if (stage.stopping()) {
