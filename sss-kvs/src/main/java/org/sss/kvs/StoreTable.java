@@ -260,6 +260,16 @@ public final class StoreTable {
   }
 
   /** Marks the table dropped; the caller has removed the column family. */
+  /** Keeps the native handle alive for a column family drop that runs later. */
+  void retain() {
+    references.incrementAndGet();
+  }
+
+  /** Releases what {@link #retain} kept. */
+  void release() {
+    releaseReference();
+  }
+
   void markDropped() {
     dropped = true;
     releaseReference();
