@@ -240,13 +240,14 @@ public final class NodeStore implements AutoCloseable {
         throw noSuchTable(name);
       }
       try (WriteOptions sync = new WriteOptions().setSync(true)) {
-        db.delete(catalog, sync, catalogKey(name));
-        db.dropColumnFamily(t.handle());
+        // waits for the table's operations under way; later ones see it dropped
+        t.drop(() -> {
+          db.delete(catalog, sync, catalogKey(name));
+          db.dropColumnFamily(t.handle());
+        });
       } catch (RocksDBException e) {
         throw new StoreException(ErrorCode.STORAGE_ERROR, "dropping table '" + name + "' failed: "
             + e.getMessage(), e);
-      } finally {
-        t.markDropped();
       }
       return true;
     }

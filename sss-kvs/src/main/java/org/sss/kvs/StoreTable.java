@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.EnvOptions;
 import org.rocksdb.IngestExternalFileOptions;
@@ -33,6 +35,12 @@ import org.sss.core.proto.TableOptions;
  * {@link ErrorCode#NO_SUCH_TABLE}; the native handle is released only when the last open
  * cursor closes, because RocksJava frees it immediately and a cursor still using it would
  * crash the process.
+ *
+ * <p>Every other operation holds the table's lifecycle lock (shared) while it uses the handle,
+ * and a drop takes it exclusively: a drop waits for the reads and write batches under way, and
+ * an operation that starts after it fails with {@link ErrorCode#NO_SUCH_TABLE}. Without that a
+ * batch could reach RocksDB after its column family was dropped, which RocksDB treats as a
+ * fatal error that stops every later write on the node.
  */
 public final class StoreTable {
   private final RocksDB db;
@@ -43,6 +51,8 @@ public final class StoreTable {
   private final Path ingestDir;
   /** 1 for the table itself plus 1 per open cursor; at 0 the native handle is freed. */
   private final AtomicInteger references = new AtomicInteger(1);
+  /** Shared by operations using the handle, exclusive for dropping; see the class comment. */
+  private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
   private volatile boolean dropped;
 
   StoreTable(RocksDB db, String name, TableOptions options, ColumnFamilyHandle handle, Path ingestDir) {
@@ -68,6 +78,17 @@ public final class StoreTable {
     }
   }
 
+  /** Takes the lifecycle lock (shared) on a live table; the caller unlocks it. */
+  private Lock use() {
+    Lock lock = lifecycle.readLock();
+    lock.lock();
+    if (dropped) {
+      lock.unlock();
+      checkLive();
+    }
+    return lock;
+  }
+
   private StoreException storageError(String what, RocksDBException e) {
     return new StoreException(ErrorCode.STORAGE_ERROR, what + " on table '" + name + "' failed: "
         + e.getMessage(), e);
@@ -75,23 +96,30 @@ public final class StoreTable {
 
   /** A batch of writes applied atomically by {@link Batch#commit()}. */
   public Batch newBatch() {
-    checkLive();
-    return new Batch();
+    Lock lock = use();
+    try {
+      return new Batch(lock);
+    } catch (RuntimeException | Error e) {
+      lock.unlock();
+      throw e;
+    }
   }
 
   /** Reads one stored key; null when absent. */
   public byte[] get(byte[] key) {
-    checkLive();
+    Lock lock = use();
     try {
       return db.get(handle, key);
     } catch (RocksDBException e) {
       throw storageError("get", e);
+    } finally {
+      lock.unlock();
     }
   }
 
   /** Reads many stored keys; the list holds null for absent keys, in request order. */
   public List<byte[]> multiGet(List<byte[]> keys) {
-    checkLive();
+    Lock lock = use();
     try {
       List<ColumnFamilyHandle> handles = new ArrayList<>(keys.size());
       for (int i = 0; i < keys.size(); i++) {
@@ -100,6 +128,8 @@ public final class StoreTable {
       return db.multiGetAsList(handles, keys);
     } catch (RocksDBException e) {
       throw storageError("multi-get", e);
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -127,18 +157,22 @@ public final class StoreTable {
    * when {@code ordered}, merged into one ascending order (used to merge a node's partitions).
    */
   public StoreCursor scanRanges(List<byte[][]> ranges, boolean ordered) {
-    checkLive();
-    references.incrementAndGet();
-    Snapshot snapshot = db.getSnapshot();
-    List<RangeCursor> cursors = new ArrayList<>(ranges.size());
-    for (byte[][] range : ranges) {
-      cursors.add(new RangeCursor(snapshot, range[0], range[1]));
+    Lock lock = use();
+    try {
+      references.incrementAndGet();
+      Snapshot snapshot = db.getSnapshot();
+      List<RangeCursor> cursors = new ArrayList<>(ranges.size());
+      for (byte[][] range : ranges) {
+        cursors.add(new RangeCursor(snapshot, range[0], range[1]));
+      }
+      Runnable release = () -> {
+        db.releaseSnapshot(snapshot);
+        releaseReference();
+      };
+      return ordered ? new MergingCursor(cursors, release) : new ConcatCursor(cursors, release);
+    } finally {
+      lock.unlock();
     }
-    Runnable release = () -> {
-      db.releaseSnapshot(snapshot);
-      releaseReference();
-    };
-    return ordered ? new MergingCursor(cursors, release) : new ConcatCursor(cursors, release);
   }
 
   /** Counts the pairs exactly by scanning keys. */
@@ -154,7 +188,7 @@ public final class StoreTable {
 
   /** Pairs (RocksDB's estimate) and bytes (SST files plus memtables). */
   public TableInfo info() {
-    checkLive();
+    Lock lock = use();
     try {
       long pairs = db.getLongProperty(handle, "rocksdb.estimate-num-keys");
       long bytes = db.getLongProperty(handle, "rocksdb.total-sst-files-size")
@@ -162,6 +196,8 @@ public final class StoreTable {
       return TableInfo.newBuilder().setName(name).setOptions(options).setPairs(pairs).setBytes(bytes).build();
     } catch (RocksDBException e) {
       throw storageError("stats", e);
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -199,11 +235,19 @@ public final class StoreTable {
       deleteQuietly(file);
       return;
     }
+    Lock lock;
+    try {
+      lock = use();
+    } catch (StoreException e) {
+      deleteQuietly(file);
+      throw e;
+    }
     try (IngestExternalFileOptions ingest = new IngestExternalFileOptions().setMoveFiles(true)) {
       db.ingestExternalFile(handle, List.of(file.toString()), ingest);
     } catch (RocksDBException e) {
       throw storageError("ingesting a sorted run", e);
     } finally {
+      lock.unlock();
       deleteQuietly(file);
     }
   }
@@ -218,21 +262,25 @@ public final class StoreTable {
 
   /** Flushes memtables to disk (used before measuring scans and in tests). */
   public void flush() {
-    checkLive();
+    Lock lock = use();
     try (org.rocksdb.FlushOptions f = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
       db.flush(f, handle);
     } catch (RocksDBException e) {
       throw storageError("flush", e);
+    } finally {
+      lock.unlock();
     }
   }
 
   /** Compacts the whole table. */
   public void compact() {
-    checkLive();
+    Lock lock = use();
     try {
       db.compactRange(handle);
     } catch (RocksDBException e) {
       throw storageError("compaction", e);
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -240,10 +288,39 @@ public final class StoreTable {
     return handle;
   }
 
-  /** Marks the table dropped; the caller has removed the column family. */
+  /** Marks the table dropped (once no operation uses it); the caller has removed the column family. */
   void markDropped() {
-    dropped = true;
-    releaseReference();
+    lifecycle.writeLock().lock();
+    try {
+      if (!dropped) {
+        dropped = true;
+        releaseReference();
+      }
+    } finally {
+      lifecycle.writeLock().unlock();
+    }
+  }
+
+  /** A step of dropping a table that RocksDB may refuse. */
+  interface DropStep {
+    void run() throws RocksDBException;
+  }
+
+  /**
+   * Runs {@code step} (removing the column family) once no operation uses the table, and marks
+   * the table dropped before any other operation can start, whether or not the step succeeded.
+   */
+  void drop(DropStep step) throws RocksDBException {
+    lifecycle.writeLock().lock();
+    try {
+      step.run();
+    } finally {
+      try {
+        markDropped();
+      } finally {
+        lifecycle.writeLock().unlock();
+      }
+    }
   }
 
   private void releaseReference() {
@@ -256,7 +333,14 @@ public final class StoreTable {
   /** An atomic batch of writes. Not thread-safe; one writer fills it. */
   public final class Batch implements AutoCloseable {
     private final WriteBatch batch = new WriteBatch();
+    /** Held from creation to close, so the table cannot be dropped under the batch. */
+    private final Lock lock;
+    private boolean closed;
     private int count;
+
+    private Batch(Lock lock) {
+      this.lock = lock;
+    }
 
     public void put(byte[] key, byte[] value) {
       try {
@@ -300,9 +384,14 @@ public final class StoreTable {
       }
     }
 
+    /** Releases the batch; must be called by the thread that created it. */
     @Override
     public void close() {
-      batch.close();
+      if (!closed) {
+        closed = true;
+        batch.close();
+        lock.unlock();
+      }
     }
   }
 
