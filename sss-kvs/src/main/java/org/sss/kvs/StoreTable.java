@@ -119,6 +119,10 @@ public final class StoreTable {
 
   /** Reads many stored keys; the list holds null for absent keys, in request order. */
   public List<byte[]> multiGet(List<byte[]> keys) {
+    if (keys.isEmpty()) {
+      checkLive();
+      return new ArrayList<>(); // RocksJava asserts a non-empty key list
+    }
     Lock lock = use();
     try {
       List<ColumnFamilyHandle> handles = new ArrayList<>(keys.size());
@@ -343,6 +347,7 @@ public final class StoreTable {
     }
 
     public void put(byte[] key, byte[] value) {
+      checkLive(); // after a drop the native handle may be freed: using it would crash the JVM
       try {
         batch.put(handle, key, value);
         count++;
@@ -353,6 +358,7 @@ public final class StoreTable {
 
     /** Adds a pair from direct buffers without copying it onto the Java heap. */
     public void put(ByteBuffer key, ByteBuffer value) {
+      checkLive();
       try {
         batch.put(handle, key, value);
         count++;
@@ -362,6 +368,7 @@ public final class StoreTable {
     }
 
     public void delete(byte[] key) {
+      checkLive();
       try {
         batch.delete(handle, key);
         count++;
