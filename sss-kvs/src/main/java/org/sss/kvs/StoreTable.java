@@ -36,11 +36,11 @@ import org.sss.core.proto.TableOptions;
  * cursor closes, because RocksJava frees it immediately and a cursor still using it would
  * crash the process.
  *
- * <p>Every other operation holds the table's lifecycle lock (shared) while it uses the handle,
- * and a drop takes it exclusively: a drop waits for the reads and write batches under way, and
- * an operation that starts after it fails with {@link ErrorCode#NO_SUCH_TABLE}. Without that a
- * batch could reach RocksDB after its column family was dropped, which RocksDB treats as a
- * fatal error that stops every later write on the node.
+ * <p>Every other operation (and every call on a {@link Batch}) holds the table's lifecycle lock,
+ * shared, while it uses the handle, and a drop takes it exclusively: a drop waits for the calls
+ * under way, and a call that starts after it fails with {@link ErrorCode#NO_SUCH_TABLE}.
+ * Without that a batch could reach RocksDB after its column family was dropped, which RocksDB
+ * treats as a fatal error that stops every later write on the node, or use a freed handle.
  */
 public final class StoreTable {
   private final RocksDB db;
@@ -96,13 +96,8 @@ public final class StoreTable {
 
   /** A batch of writes applied atomically by {@link Batch#commit()}. */
   public Batch newBatch() {
-    Lock lock = use();
-    try {
-      return new Batch(lock);
-    } catch (RuntimeException | Error e) {
-      lock.unlock();
-      throw e;
-    }
+    checkLive();
+    return new Batch();
   }
 
   /** Reads one stored key; null when absent. */
@@ -334,46 +329,49 @@ public final class StoreTable {
     }
   }
 
-  /** An atomic batch of writes. Not thread-safe; one writer fills it. */
+  /**
+   * An atomic batch of writes. Not thread-safe; one writer fills it. Each call holds the
+   * table's lifecycle lock while it uses the handle, so a drop can happen between calls (and
+   * the later calls refuse with {@link ErrorCode#NO_SUCH_TABLE}) but never under one.
+   */
   public final class Batch implements AutoCloseable {
     private final WriteBatch batch = new WriteBatch();
-    /** Held from creation to close, so the table cannot be dropped under the batch. */
-    private final Lock lock;
-    private boolean closed;
     private int count;
 
-    private Batch(Lock lock) {
-      this.lock = lock;
-    }
-
     public void put(byte[] key, byte[] value) {
-      checkLive(); // after a drop the native handle may be freed: using it would crash the JVM
+      Lock lock = use(); // after a drop the native handle may be freed: using it would crash the JVM
       try {
         batch.put(handle, key, value);
         count++;
       } catch (RocksDBException e) {
         throw storageError("put", e);
+      } finally {
+        lock.unlock();
       }
     }
 
     /** Adds a pair from direct buffers without copying it onto the Java heap. */
     public void put(ByteBuffer key, ByteBuffer value) {
-      checkLive();
+      Lock lock = use();
       try {
         batch.put(handle, key, value);
         count++;
       } catch (RocksDBException e) {
         throw storageError("put", e);
+      } finally {
+        lock.unlock();
       }
     }
 
     public void delete(byte[] key) {
-      checkLive();
+      Lock lock = use();
       try {
         batch.delete(handle, key);
         count++;
       } catch (RocksDBException e) {
         throw storageError("delete", e);
+      } finally {
+        lock.unlock();
       }
     }
 
@@ -381,24 +379,25 @@ public final class StoreTable {
       return count;
     }
 
-    /** Applies the batch: all of it or, on failure, none of it. */
+    /**
+     * Applies the batch: all of it or, on failure, none of it. Refused once the table is
+     * dropped: RocksDB treats a write to a dropped column family as a fatal error that stops
+     * every later write on the node.
+     */
     public void commit() {
-      checkLive();
+      Lock lock = use();
       try {
         db.write(writeOptions, batch);
       } catch (RocksDBException e) {
         throw storageError("write", e);
+      } finally {
+        lock.unlock();
       }
     }
 
-    /** Releases the batch; must be called by the thread that created it. */
     @Override
     public void close() {
-      if (!closed) {
-        closed = true;
-        batch.close();
-        lock.unlock();
-      }
+      batch.close();
     }
   }
 
