@@ -100,6 +100,22 @@ public final class StoreTable {
     return new Batch();
   }
 
+  /** A batch assembled in serialized form and written in one call (see {@link PackedBatch}). */
+  public PackedBatch newPackedBatch(int capacity) {
+    checkLive();
+    return new PackedBatch(this, handle.getID(), capacity);
+  }
+
+  /** Applies a serialized RocksDB write batch whose records name this table's column family. */
+  void writeSerialized(byte[] rep) {
+    checkLive();
+    try (WriteBatch batch = new WriteBatch(rep)) {
+      db.write(writeOptions, batch);
+    } catch (RocksDBException e) {
+      throw storageError("write", e);
+    }
+  }
+
   /** Reads one stored key; null when absent. */
   public byte[] get(byte[] key) {
     Lock lock = use();
