@@ -102,17 +102,27 @@ public final class StoreTable {
 
   /** A batch assembled in serialized form and written in one call (see {@link PackedBatch}). */
   public PackedBatch newPackedBatch(int capacity) {
-    checkLive();
-    return new PackedBatch(this, handle.getID(), capacity);
+    Lock lock = use();
+    try {
+      return new PackedBatch(this, handle.getID(), capacity);
+    } finally {
+      lock.unlock();
+    }
   }
 
-  /** Applies a serialized RocksDB write batch whose records name this table's column family. */
+  /**
+   * Applies a serialized RocksDB write batch whose records name this table's column family.
+   * Refused once the table is dropped: its records would name a dropped column family, which
+   * RocksDB treats as a fatal error that stops every later write on the node.
+   */
   void writeSerialized(byte[] rep) {
-    checkLive();
+    Lock lock = use();
     try (WriteBatch batch = new WriteBatch(rep)) {
       db.write(writeOptions, batch);
     } catch (RocksDBException e) {
       throw storageError("write", e);
+    } finally {
+      lock.unlock();
     }
   }
 
