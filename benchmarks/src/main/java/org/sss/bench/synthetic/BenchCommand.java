@@ -59,6 +59,17 @@ public final class BenchCommand implements Callable<Integer> {
     Path clusterFile = clusterFile();
     quietHadoop();
     PrintWriter console = spec.commandLine().getOut();
+    if (clusterFile != null) {
+      int n = org.sss.core.cluster.ClusterSpec.load(clusterFile).nodeCount();
+      for (int i = 0; i < workloads.size(); i++) {
+        SweepPlan.Workload w = workloads.get(i);
+        if (w.points().stream().anyMatch(pt -> pt.params().nodes() != n)) {
+          console.println(w.name() + ": running on the given cluster's " + n + " nodes instead of the file's nodes="
+              + w.points().get(0).params().nodes());
+          workloads.set(i, w.withNodes(n));
+        }
+      }
+    }
     Bench bench = new Bench(clusterFile, Progress.console(), console);
     Report report = out == null ? null : new Report(out);
     List<Record> records = bench.run(workloads, report);

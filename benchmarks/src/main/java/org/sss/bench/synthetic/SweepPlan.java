@@ -64,6 +64,19 @@ public final class SweepPlan {
     public Workload withEngines(List<String> e) {
       return new Workload(name, source, param, totalBytes, points, repeats, e, hadoopConf);
     }
+
+    /** The same points on a cluster of {@code n} nodes (a running cluster's size wins over the file's). */
+    public Workload withNodes(int n) {
+      List<Point> adjusted = new java.util.ArrayList<>();
+      for (Point pt : points) {
+        SyntheticParams q = pt.params();
+        adjusted.add(new Point(pt.workload(), pt.param(), pt.value(), pt.x(), new SyntheticParams(q.workload(), n,
+            q.threadsPerNode(), q.initialKeyCount(), q.initialValueLength(), q.mapoutKeyCount(),
+            q.mapoutValueLength(), q.mapoutUniqueKeyCount(), q.reduceoutValueLength(), q.partitionMethod(),
+            q.combinerEnabled(), q.combiningFactor())));
+      }
+      return new Workload(name, source, param, totalBytes, adjusted, repeats, engines, hadoopConf);
+    }
   }
 
   /** Reads one parameter file. */

@@ -317,8 +317,12 @@ final class JobCoordinator implements Runnable {
   /** Aborts the job on every node, waits a bounded time for them to stop, and throws. */
   private void fail(JobFailedException failure, List<CompletableFuture<Frame<Response>>> futures) {
     for (int node = 0; node < channels.spec().nodeCount(); node++) {
+      var connection = channels.connectedOrNull(node);
+      if (connection == null) {
+        continue; // a lost node has nothing to abort, and reconnecting would only delay the failure
+      }
       try {
-        channels.get(node).call(Request.newBuilder().setAbortJob(AbortJob.newBuilder()
+        connection.call(Request.newBuilder().setAbortJob(AbortJob.newBuilder()
             .setJobId(jobId).setReason(failure.getMessage().lines().findFirst().orElse(""))), null, LIVENESS_TIMEOUT)
             .whenComplete((r, e) -> {
               if (r != null) {
@@ -346,11 +350,22 @@ final class JobCoordinator implements Runnable {
     if (!failed) {
       return;
     }
+    List<CompletableFuture<Frame<Response>>> drops = new ArrayList<>();
     for (String t : createdTables) {
+      for (int node = 0; node < channels.spec().nodeCount(); node++) {
+        var connection = channels.connectedOrNull(node);
+        if (connection != null) {
+          // unreachable nodes drop the job's leftovers when they restart
+          drops.add(connection.call(Request.newBuilder().setDropTable(
+              org.sss.core.proto.DropTable.newBuilder().setTable(t).setIfExists(true)), null, LIVENESS_TIMEOUT));
+        }
+      }
+    }
+    for (CompletableFuture<Frame<Response>> d : drops) {
       try {
-        client.dropTable(t, true);
-      } catch (RuntimeException e) {
-        // a node is gone; its tables go when it is wiped or the next drop reaches it
+        d.get(LIVENESS_TIMEOUT.toMillis() + 1000, TimeUnit.MILLISECONDS).release();
+      } catch (Exception ignored) {
+        // best effort
       }
     }
   }
