@@ -92,13 +92,15 @@ public final class BulkWriter implements AutoCloseable {
       channels.get(node).call(Request.newBuilder().setPutBatch(
           PutBatch.newBuilder().setTable(table).setPairCount(n)), buf)
           .whenComplete((r, e) -> {
-            permits.release();
+            // Record the outcome before giving the permit back: flush() returns as soon as it
+            // holds every permit, and must then see this batch's failure.
             if (e != null) {
               failure.compareAndSet(null, NodeChannels.unwrap(e));
             } else {
               r.release();
               acknowledged.addAndGet(n);
             }
+            permits.release();
           });
     } catch (RuntimeException e) {
       permits.release();

@@ -249,18 +249,18 @@ public final class NodeStore implements AutoCloseable {
         }
         throw noSuchTable(name);
       }
+      t.retain(); // for the background column family drop below
       try (WriteOptions sync = new WriteOptions().setSync(!t.options().getDisableWal())) {
-        db.delete(catalog, sync, catalogKey(name));
+        // waits for the table's operations under way; later ones see it dropped
+        t.drop(() -> db.delete(catalog, sync, catalogKey(name)));
       } catch (RocksDBException e) {
-        tables.put(name, t);
+        t.release();
         throw new StoreException(ErrorCode.STORAGE_ERROR, "dropping table '" + name + "' failed: "
             + e.getMessage(), e);
       }
       // The table is gone for every caller from here on; RocksDB's own drop (a MANIFEST and
       // OPTIONS file rewrite, tens of milliseconds) runs in the background. A crash before it
       // ran leaves a column family without a catalog entry, which open() drops.
-      t.retain();
-      t.markDropped();
       pendingDrops.put(name, CompletableFuture.runAsync(() -> {
         try {
           db.dropColumnFamily(t.handle());
