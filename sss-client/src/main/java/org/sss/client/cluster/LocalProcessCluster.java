@@ -77,7 +77,12 @@ public final class LocalProcessCluster implements SssCluster {
         cluster.launch(i, heap);
       }
     }
-    cluster.awaitAll();
+    try {
+      cluster.awaitAll();
+    } catch (IOException | RuntimeException e) {
+      cluster.stopAll(); // no half-started cluster left behind
+      throw e;
+    }
     return cluster;
   }
 
