@@ -51,7 +51,7 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
   private final int nodeId;
   private final KvsService kvs;
   private final Executor workers;
-  private final ScanRegistry scans = new ScanRegistry();
+  private final ScanRegistry scans;
   private final AtomicInteger inFlight = new AtomicInteger();
   private byte[] nonce;
   private volatile boolean authenticated;
@@ -62,6 +62,7 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
     this.nodeId = nodeId;
     this.kvs = kvs;
     this.workers = workers;
+    this.scans = new ScanRegistry(workers);
   }
 
   @Override
