@@ -64,6 +64,22 @@ public final class SssClient implements AutoCloseable {
     return connect(ClusterSpec.load(clusterFile));
   }
 
+  /** System property naming the cluster file that {@link #fromEnvironment()} connects to. */
+  public static final String CLUSTER_PROPERTY = "sss.cluster.file";
+
+  /**
+   * Connects to the cluster the launcher chose: {@code bin/sss run} sets the system property
+   * {@value #CLUSTER_PROPERTY} (a running cluster's file, or an embedded cluster's).
+   */
+  public static SssClient fromEnvironment() throws IOException {
+    String file = System.getProperty(CLUSTER_PROPERTY);
+    if (file == null) {
+      throw new IllegalStateException("no cluster: run this program with `sss [--cluster FILE] run`"
+          + " or set -D" + CLUSTER_PROPERTY + "=FILE");
+    }
+    return connect(Path.of(file));
+  }
+
   /** Connects to a cluster; nodes are contacted lazily, on first use. */
   public static SssClient connect(ClusterSpec spec) {
     return new SssClient(spec, DEFAULT_TIMEOUT);
@@ -180,7 +196,12 @@ public final class SssClient implements AutoCloseable {
   private List<Frame<Response>> onAllNodes(Request.Builder request, List<Throwable> errors) {
     List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>();
     for (int n = 0; n < spec.nodeCount(); n++) {
-      futures.add(channels.get(n).call(request.clone()));
+      try {
+        futures.add(channels.get(n).call(request.clone()));
+      } catch (RuntimeException e) {
+        // an unreachable node must not keep the request from the others
+        futures.add(CompletableFuture.failedFuture(e));
+      }
     }
     List<Frame<Response>> out = new ArrayList<>();
     for (CompletableFuture<Frame<Response>> f : futures) {
@@ -306,6 +327,16 @@ public final class SssClient implements AutoCloseable {
   /** Scans a table across all nodes. Close the scan if you stop early. */
   public TableScan scan(String table, ScanOptions options) {
     return new TableScan(channels, table, options, timeout);
+  }
+
+  // ---- jobs -----------------------------------------------------------------------------
+
+  /**
+   * Submits a job: it starts at once on a coordinator thread of this client. Use
+   * {@link org.sss.client.job.RunningJob#await} to wait for its result.
+   */
+  public org.sss.client.job.RunningJob submit(org.sss.client.job.Job job) {
+    return org.sss.client.job.Jobs.start(this, job);
   }
 
   @Override

@@ -209,8 +209,10 @@ public final class NodeStore implements AutoCloseable {
         }
         throw new StoreException(ErrorCode.TABLE_EXISTS, "table '" + name + "' already exists");
       }
+      // Tables with a WAL get a synced catalog entry; for tables without one (intermediate
+      // data) a lost entry only means the column family is dropped at the next open.
       try (ColumnFamilyOptions cfOptions = columnFamilyOptions(options);
-           WriteOptions sync = new WriteOptions().setSync(true)) {
+           WriteOptions sync = new WriteOptions().setSync(!options.getDisableWal())) {
         ColumnFamilyHandle h = db.createColumnFamily(
             new ColumnFamilyDescriptor(name.getBytes(StandardCharsets.UTF_8), cfOptions));
         db.put(catalog, sync, catalogKey(name), options.toByteArray());
@@ -239,7 +241,7 @@ public final class NodeStore implements AutoCloseable {
         }
         throw noSuchTable(name);
       }
-      try (WriteOptions sync = new WriteOptions().setSync(true)) {
+      try (WriteOptions sync = new WriteOptions().setSync(!t.options().getDisableWal())) {
         db.delete(catalog, sync, catalogKey(name));
         db.dropColumnFamily(t.handle());
       } catch (RocksDBException e) {

@@ -92,6 +92,9 @@ public final class StoreTable {
   /** Reads many stored keys; the list holds null for absent keys, in request order. */
   public List<byte[]> multiGet(List<byte[]> keys) {
     checkLive();
+    if (keys.isEmpty()) {
+      return new ArrayList<>(); // RocksJava asserts a non-empty key list
+    }
     try {
       List<ColumnFamilyHandle> handles = new ArrayList<>(keys.size());
       for (int i = 0; i < keys.size(); i++) {
@@ -259,6 +262,7 @@ public final class StoreTable {
     private int count;
 
     public void put(byte[] key, byte[] value) {
+      checkLive(); // after a drop the native handle may be freed: using it would crash the JVM
       try {
         batch.put(handle, key, value);
         count++;
@@ -269,6 +273,7 @@ public final class StoreTable {
 
     /** Adds a pair from direct buffers without copying it onto the Java heap. */
     public void put(ByteBuffer key, ByteBuffer value) {
+      checkLive();
       try {
         batch.put(handle, key, value);
         count++;
@@ -278,6 +283,7 @@ public final class StoreTable {
     }
 
     public void delete(byte[] key) {
+      checkLive();
       try {
         batch.delete(handle, key);
         count++;

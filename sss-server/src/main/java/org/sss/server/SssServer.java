@@ -22,6 +22,7 @@ import org.sss.core.proto.Request;
 import org.sss.core.transport.Buffers;
 import org.sss.core.transport.Pipelines;
 import org.sss.kvs.NodeStore;
+import org.sss.server.execution.EngineService;
 import org.sss.server.store.KvsService;
 import org.sss.server.transport.ConnectionHandler;
 
@@ -40,11 +41,13 @@ public final class SssServer implements AutoCloseable {
   private final EventLoopGroup io;
   private final ExecutorService workers;
   private final Channel listener;
+  private final EngineService engine;
 
-  private SssServer(NodeConfig config, NodeStore store, EventLoopGroup boss, EventLoopGroup io,
+  private SssServer(NodeConfig config, NodeStore store, EngineService engine, EventLoopGroup boss, EventLoopGroup io,
                     ExecutorService workers, Channel listener) {
     this.config = config;
     this.store = store;
+    this.engine = engine;
     this.boss = boss;
     this.io = io;
     this.workers = workers;
@@ -64,6 +67,8 @@ public final class SssServer implements AutoCloseable {
     SslContext ssl = tls(config);
     NodeStore store = NodeStore.open(config.dataDir());
     KvsService kvs = new KvsService(store, config.cluster().partitionMap(), config.nodeId(),
+        config.maxValueBytes());
+    EngineService engine = new EngineService(store, config.cluster(), config.nodeId(), config.workerThreads(),
         config.maxValueBytes());
     ThreadPoolExecutor workers = new ThreadPoolExecutor(config.workerThreads(), config.workerThreads(),
         60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
@@ -86,16 +91,17 @@ public final class SssServer implements AutoCloseable {
                 c.pipeline().addLast("tls", ssl.newHandler(c.alloc()));
               }
               Pipelines.addFraming(c.pipeline(), Request.parser(), config.maxFrameBytes());
-              c.pipeline().addLast("node", new ConnectionHandler(secret, config.nodeId(), kvs, workers));
+              c.pipeline().addLast("node", new ConnectionHandler(secret, config.nodeId(), kvs, engine, workers));
             }
           })
           .bind(new InetSocketAddress(host, config.port())).sync().channel();
       LOG.info("node {} listening on {}:{}, data in {}", config.nodeId(), host, config.port(), config.dataDir());
-      return new SssServer(config, store, boss, io, workers, ch);
+      return new SssServer(config, store, engine, boss, io, workers, ch);
     } catch (RuntimeException | InterruptedException e) {
       boss.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       io.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       workers.shutdownNow();
+      engine.close();
       store.close();
       throw e;
     }
@@ -111,7 +117,13 @@ public final class SssServer implements AutoCloseable {
 
   private static SslContext tls(NodeConfig config) {
     if (config.tlsCert() == null) {
+      if (config.cluster().tls()) {
+        throw new IllegalArgumentException("the cluster file says tls=true but the node file has no tls.cert/tls.key");
+      }
       return null;
+    }
+    if (!config.cluster().tls()) {
+      throw new IllegalArgumentException("the node file has tls.cert but the cluster file does not say tls=true");
     }
     try {
       return SslContextBuilder.forServer(config.tlsCert().toFile(), config.tlsKey().toFile()).build();
@@ -141,6 +153,7 @@ public final class SssServer implements AutoCloseable {
   @Override
   public void close() {
     listener.close().awaitUninterruptibly();
+    engine.close();
     io.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
     boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
     workers.shutdown();

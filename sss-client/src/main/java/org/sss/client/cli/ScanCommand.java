@@ -47,7 +47,7 @@ final class ScanCommand implements Callable<Integer> {
       try (TableScan scan = client.scan(table, options)) {
         while (scan.hasNext()) {
           Pair p = scan.next();
-          out.write(KeyType.decodeKey(o.getKeyType(), p.key()));
+          out.write(KeyType.decodeKey(o.getKeyType(), org.sss.client.io.BulkIO.userKey(o, p.key())));
           out.write('\t');
           out.write(KeyType.decodeValue(o.getValueType(), p.value()));
           out.write('\n');

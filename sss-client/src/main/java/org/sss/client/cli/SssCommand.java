@@ -15,6 +15,7 @@ import picocli.CommandLine.Mixin;
     subcommands = {
         ClusterCommand.class, ServerCommand.class, TableCommand.class, PutCommand.class,
         GetCommand.class, ScanCommand.class, CountCommand.class, LoadCommand.class, DumpCommand.class,
+        RunCommand.class, PingCommand.class,
         CommandLine.HelpCommand.class})
 public final class SssCommand implements Runnable {
   @Mixin
@@ -28,8 +29,8 @@ public final class SssCommand implements Runnable {
     throw new CommandLine.ParameterException(spec.commandLine(), "missing command (see sss --help)");
   }
 
-  /** The cluster options of the root command, for subcommands. */
-  static ClusterOptions clusterOf(CommandLine.Model.CommandSpec spec) {
+  /** The cluster options of the root command, for subcommands (also those of extensions). */
+  public static ClusterOptions clusterOf(CommandLine.Model.CommandSpec spec) {
     return ((SssCommand) spec.root().userObject()).cluster;
   }
 

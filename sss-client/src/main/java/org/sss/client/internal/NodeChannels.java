@@ -21,6 +21,7 @@ public final class NodeChannels implements AutoCloseable {
   private final String peerName;
   private final Duration requestTimeout;
   private final Connection[] connections;
+  private final io.netty.handler.ssl.SslContext tls;
   private volatile boolean closed;
 
   public NodeChannels(ClusterSpec spec, String peerName, Duration requestTimeout) {
@@ -28,6 +29,7 @@ public final class NodeChannels implements AutoCloseable {
     this.peerName = peerName;
     this.requestTimeout = requestTimeout;
     this.connections = new Connection[spec.nodeCount()];
+    this.tls = org.sss.core.transport.Tls.clientContext(spec);
   }
 
   /** The connection to {@code node}, connecting (and authenticating) if needed. */
@@ -40,7 +42,7 @@ public final class NodeChannels implements AutoCloseable {
       if (c != null && c.isActive()) {
         return c;
       }
-      c = await(Connection.open(spec.node(node), spec.secret(), peerName, null,
+      c = await(Connection.open(spec.node(node), spec.secret(), peerName, tls,
           Pipelines.DEFAULT_MAX_FRAME, requestTimeout), Duration.ofSeconds(30));
       connections[node] = c;
       return c;

@@ -92,7 +92,22 @@ public final class BulkIO {
     return n;
   }
 
-  /** Writes a table as {@code key<TAB>value} lines in key order; returns the pairs written. */
+  /**
+   * Bytes at the end of every stored key of a multi-valued table (the engine's uniquifier:
+   * source node u16, sequence u64); scans return them as part of the key.
+   */
+  public static final int UNIQUIFIER_BYTES = 10;
+
+  /** A scanned key without the uniquifier of a multi-valued table. */
+  public static byte[] userKey(TableOptions table, byte[] scannedKey) {
+    return table.getMultiValued()
+        ? java.util.Arrays.copyOf(scannedKey, scannedKey.length - UNIQUIFIER_BYTES) : scannedKey;
+  }
+
+  /**
+   * Writes a table as {@code key<TAB>value} lines in key order (a multi-valued table: one line
+   * per value); returns the pairs written.
+   */
   public static long dump(SssClient client, String table, Path out, LongConsumer progress) throws IOException {
     TableOptions o = client.tableStats(table).getOptions();
     Path parent = out.toAbsolutePath().getParent();
@@ -104,7 +119,7 @@ public final class BulkIO {
          TableScan scan = client.scan(table, ScanOptions.inKeyOrder())) {
       while (scan.hasNext()) {
         Pair p = scan.next();
-        os.write(KeyType.decodeKey(o.getKeyType(), p.key()).getBytes(StandardCharsets.UTF_8));
+        os.write(KeyType.decodeKey(o.getKeyType(), userKey(o, p.key())).getBytes(StandardCharsets.UTF_8));
         os.write('\t');
         if (o.getValueType() == DataType.STRING) {
           os.write(p.value());

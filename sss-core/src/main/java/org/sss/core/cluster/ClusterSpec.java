@@ -23,13 +23,15 @@ import java.util.TreeSet;
  *   node.1=127.0.0.1:7102
  *   partition.map=0,1,0,1 # optional; round-robin when absent
  *   tls=false             # optional; true when servers speak TLS
+ *   tls.trust=ca.pem      # with tls: the certificate(s) to trust, PEM (relative to this file)
  * </pre>
  */
-public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, String secret, boolean tls) {
+public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, String secret, boolean tls,
+                          String tlsTrust) {
   /** Partitions per node when a cluster is created without saying. */
   public static final int DEFAULT_PARTITIONS_PER_NODE = 8;
 
-  private static final Set<String> KNOWN_KEYS = Set.of("secret", "partitions", "partition.map", "tls");
+  private static final Set<String> KNOWN_KEYS = Set.of("secret", "partitions", "partition.map", "tls", "tls.trust");
 
   public ClusterSpec {
     nodes = List.copyOf(nodes);
@@ -43,6 +45,11 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
       }
     }
     secret = secret == null ? "" : secret;
+  }
+
+  /** A spec without TLS settings beyond the flag. */
+  public ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, String secret, boolean tls) {
+    this(nodes, partitionMap, secret, tls, null);
   }
 
   /** A spec with round-robin placement of {@code partitions} partitions. */
@@ -63,6 +70,11 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
     Properties props = new Properties();
     try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       props.load(r);
+    }
+    String trust = props.getProperty("tls.trust");
+    if (trust != null && !trust.isBlank()) {
+      Path parent = file.toAbsolutePath().getParent();
+      props.setProperty("tls.trust", parent.resolve(trust.trim()).toString());
     }
     try {
       return fromProperties(props);
@@ -117,7 +129,7 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
       map = PartitionMap.of(owners, nodes.size());
     }
     boolean tls = Boolean.parseBoolean(props.getProperty("tls", "false").trim());
-    return new ClusterSpec(nodes, map, props.getProperty("secret", ""), tls);
+    return new ClusterSpec(nodes, map, props.getProperty("secret", ""), tls, props.getProperty("tls.trust"));
   }
 
   /** The properties of this spec, as {@link #fromProperties} reads them. */
@@ -127,6 +139,9 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
     props.setProperty("partitions", Integer.toString(partitionMap.partitions()));
     props.setProperty("partition.map", partitionMap.format());
     props.setProperty("tls", Boolean.toString(tls));
+    if (tlsTrust != null) {
+      props.setProperty("tls.trust", tlsTrust);
+    }
     for (NodeAddress n : nodes) {
       props.setProperty("node." + n.id(), n.hostPort());
     }

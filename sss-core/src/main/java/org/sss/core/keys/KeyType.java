@@ -5,6 +5,7 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.ByteBuffer;
 import java.util.HexFormat;
+import java.util.Locale;
 import org.sss.core.proto.DataType;
 
 /**
@@ -52,7 +53,7 @@ public final class KeyType {
 
   /** Parses a data type name as users write it (long, string, bytes). */
   public static DataType parse(String name) {
-    return switch (name.toLowerCase()) {
+    return switch (name.toLowerCase(Locale.ROOT)) {
       case "long" -> DataType.LONG;
       case "string", "text" -> DataType.STRING;
       case "bytes" -> DataType.BYTES;

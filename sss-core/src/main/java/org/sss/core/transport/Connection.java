@@ -117,6 +117,14 @@ public final class Connection implements AutoCloseable {
    * caller owns the response's body and must release it.
    */
   public CompletableFuture<Frame<Response>> call(Request.Builder request, ByteBuf body) {
+    return call(request, body, requestTimeout);
+  }
+
+  /**
+   * Like {@link #call(Request.Builder, ByteBuf)} with its own timeout; {@link Duration#ZERO}
+   * waits forever (for long-running requests such as a stage, watched by other means).
+   */
+  public CompletableFuture<Frame<Response>> call(Request.Builder request, ByteBuf body, Duration timeout) {
     CompletableFuture<Frame<Response>> future = new CompletableFuture<>();
     Throwable closed = closedBecause;
     if (closed != null || !channel.isActive()) {
@@ -137,15 +145,15 @@ public final class Connection implements AutoCloseable {
         }
       }
     });
-    if (!requestTimeout.isZero()) {
+    if (!timeout.isZero()) {
       channel.eventLoop().schedule(() -> {
         CompletableFuture<Frame<Response>> p = pending.remove(id);
         if (p != null) {
           p.completeExceptionally(new NodeUnavailableException(
-              node + " did not answer within " + requestTimeout.toSeconds() + " s", null));
+              node + " did not answer within " + timeout.toMillis() + " ms", null));
           channel.close();
         }
-      }, requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      }, timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
     return future;
   }

@@ -51,8 +51,9 @@ public final class PairBlock {
       byte b = in.readByte();
       result |= (b & 0x7F) << shift;
       if (b >= 0) {
-        if (result < 0) {
-          throw new CorruptedFrameException("negative length in pair block");
+        // a fifth byte above 0x07 sets bits 31 and up: negative, or bits the shift would drop
+        if (shift == 28 && b > 0x07) {
+          throw new CorruptedFrameException("length in pair block exceeds " + Integer.MAX_VALUE);
         }
         return result;
       }

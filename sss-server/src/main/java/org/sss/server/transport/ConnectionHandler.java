@@ -20,6 +20,7 @@ import org.sss.core.proto.Response;
 import org.sss.core.transport.Auth;
 import org.sss.core.transport.Frame;
 import org.sss.kvs.StoreException;
+import org.sss.server.execution.EngineService;
 import org.sss.server.store.KvsService;
 import org.sss.server.store.ScanRegistry;
 
@@ -50,17 +51,19 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
   private final String secret;
   private final int nodeId;
   private final KvsService kvs;
+  private final EngineService engine;
   private final Executor workers;
   private final ScanRegistry scans;
   private final AtomicInteger inFlight = new AtomicInteger();
   private byte[] nonce;
   private volatile boolean authenticated;
 
-  public ConnectionHandler(String secret, int nodeId, KvsService kvs, Executor workers) {
+  public ConnectionHandler(String secret, int nodeId, KvsService kvs, EngineService engine, Executor workers) {
     super(false);
     this.secret = secret;
     this.nodeId = nodeId;
     this.kvs = kvs;
+    this.engine = engine;
     this.workers = workers;
     this.scans = new ScanRegistry(workers);
   }
@@ -110,6 +113,10 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
 
   private void run(ChannelHandlerContext ctx, Frame<Request> frame) {
     Request req = frame.header();
+    if (EngineService.handles(req)) {
+      runEngine(ctx, frame);
+      return;
+    }
     Frame<Response> answer;
     try {
       answer = kvs.handle(req, frame.body(), scans, ctx.alloc());
@@ -125,6 +132,36 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
     }
     ctx.writeAndFlush(answer);
     finished(ctx);
+  }
+
+  /**
+   * Engine requests may complete later (a stage runs for as long as it takes); the worker
+   * thread is released at once and the answer is written when the future completes.
+   */
+  private void runEngine(ChannelHandlerContext ctx, Frame<Request> frame) {
+    Request req = frame.header();
+    java.util.concurrent.CompletableFuture<Frame<Response>> answer;
+    try {
+      answer = engine.handle(req, frame.body());
+    } catch (Throwable e) {
+      answer = java.util.concurrent.CompletableFuture.failedFuture(e);
+    } finally {
+      frame.release();
+    }
+    if (req.hasRunStage()) {
+      // a running stage must not hold back this connection's other requests
+      finished(ctx);
+    }
+    answer.whenComplete((r, e) -> {
+      if (e != null && !(e instanceof StoreException) && !(e.getCause() instanceof StoreException)
+          && !(e instanceof org.sss.server.execution.UserCodeException)) {
+        LOG.debug("node {}: {} failed", nodeId, req.getOpCase(), e);
+      }
+      ctx.writeAndFlush(e == null ? r : EngineService.error(req.getId(), e));
+      if (!req.hasRunStage()) {
+        finished(ctx);
+      }
+    });
   }
 
   private void finished(ChannelHandlerContext ctx) {

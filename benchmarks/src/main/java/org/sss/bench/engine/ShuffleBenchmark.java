@@ -1,0 +1,235 @@
+package org.sss.bench.engine;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import org.sss.client.BulkWriter;
+import org.sss.client.SssClient;
+import org.sss.client.cluster.LocalProcessCluster;
+import org.sss.client.cluster.SssCluster;
+import org.sss.client.job.Job;
+import org.sss.client.job.JobResult;
+import org.sss.client.job.ProgressListener;
+import org.sss.core.api.Serdes;
+import org.sss.core.proto.Compression;
+import org.sss.core.proto.DataType;
+import org.sss.core.proto.TableOptions;
+import org.sss.kvs.KeyRanges;
+import org.sss.kvs.NodeStore;
+import org.sss.kvs.StoreCursor;
+import org.sss.kvs.StoreTable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The shuffle path against the machine's limit, and the fixed cost of a job.
+ *
+ * <p>Run: {@code bin/sss bench-engine --pairs 10000000 --value-bytes 100}
+ *
+ * <ol>
+ *   <li><b>raw</b>: the same pairs written into one RocksDB column family with the options of
+ *       an intermediate table (WAL off, no compaction, no compression) in write batches of
+ *       1 MiB, then scanned: the write-then-scan rate a shuffle cannot beat on this machine.
+ *   <li><b>sss</b>: a map stage emits the pairs (random long keys, so every node sends to
+ *       every node) and a reduce stage reads every value of every key, on an embedded 1-node
+ *       cluster and on a 3-process cluster. Counters prove every value arrived.
+ *   <li><b>empty job</b>: map + reduce over an empty table on the 3-process cluster, median
+ *       of repeated runs after warm-up.
+ * </ol>
+ */
+@Command(name = "bench-engine", mixinStandardHelpOptions = true,
+    description = "Shuffle throughput (map -> shuffle -> reduce) against raw RocksDB, and empty-job latency.")
+public final class ShuffleBenchmark implements Callable<Integer> {
+  @Option(names = "--pairs", defaultValue = "10000000", description = "pairs shuffled (default: ${DEFAULT-VALUE})")
+  long pairs;
+
+  @Option(names = "--value-bytes", defaultValue = "100", description = "bytes per value (default: ${DEFAULT-VALUE})")
+  int valueBytes;
+
+  @Option(names = "--rows", defaultValue = "96", description = "input rows (map calls) (default: ${DEFAULT-VALUE})")
+  int rows;
+
+  @Option(names = "--empty-runs", defaultValue = "30", description = "timed empty jobs (default: ${DEFAULT-VALUE})")
+  int emptyRuns;
+
+  @Option(names = "--skip-processes", description = "skip the 3-process cluster")
+  boolean skipProcesses;
+
+  @Option(names = "--out", defaultValue = "benchmarks/results/engine", description = "results directory")
+  Path out;
+
+  private final List<String[]> rowsOut = new ArrayList<>();
+
+  @Override
+  public Integer call() throws Exception {
+    long perRow = pairs / rows;
+    long total = perRow * rows;
+    double mb = total * (8.0 + valueBytes) / 1e6;
+    System.err.printf("shuffle benchmark: %,d pairs x (8 B key + %d B value) = %.0f MB%n", total, valueBytes, mb);
+    double raw = rawWriteThenScan(total);
+    record("raw-rocksdb", "write+scan", total, raw, mb, raw);
+    try (SssCluster c = SssCluster.embedded(1)) {
+      double s = shuffle(c, perRow, total);
+      record("sss-embedded-1", "map+shuffle+reduce", total, s, mb, raw);
+    }
+    double emptyMedian = Double.NaN;
+    if (!skipProcesses) {
+      Path dir = Files.createTempDirectory("sss-bench-engine-");
+      LocalProcessCluster c = LocalProcessCluster.start(dir, 3, 0, "2g");
+      try {
+        double s = shuffle(c, perRow, total);
+        record("sss-processes-3", "map+shuffle+reduce", total, s, mb, raw);
+        emptyMedian = emptyJob(c);
+      } finally {
+        c.stopAll();
+      }
+    }
+    write(emptyMedian);
+    return 0;
+  }
+
+  private void record(String path, String op, long n, double seconds, double mb, double rawSeconds) {
+    rowsOut.add(new String[] {path, op, Long.toString(n), String.format("%.2f", seconds),
+        String.format("%.0f", n / seconds), String.format("%.1f", mb / seconds),
+        String.format("%.2f", rawSeconds / seconds)});
+    System.err.printf("%-18s %-20s %,d pairs in %.2f s: %,.0f pairs/s, %.1f MB/s, %.0f%% of raw%n",
+        path, op, n, seconds, n / seconds, mb / seconds, 100 * rawSeconds / seconds);
+  }
+
+  /** Raw RocksDB with the intermediate table's options: write in 1 MiB batches, then scan all. */
+  private double rawWriteThenScan(long total) throws IOException {
+    Path dir = Files.createTempDirectory("sss-bench-raw-");
+    try (NodeStore store = NodeStore.open(dir)) {
+      StoreTable t = store.create("raw", TableOptions.newBuilder().setMultiValued(true).setDisableWal(true)
+          .setDisableAutoCompaction(true).setCompression(Compression.NONE).build(), false);
+      byte[] value = new byte[valueBytes];
+      long start = System.nanoTime();
+      SplittableRandom random = new SplittableRandom(1);
+      long bytes = 0;
+      StoreTable.Batch b = t.newBatch();
+      for (long i = 0; i < total; i++) {
+        byte[] key = new byte[2 + 8 + 10];
+        long k = random.nextLong();
+        int p = (int) ((k >>> 1) % 24);
+        key[0] = (byte) (p >>> 8);
+        key[1] = (byte) p;
+        for (int j = 0; j < 8; j++) {
+          key[2 + j] = (byte) (k >>> (56 - 8 * j));
+        }
+        for (int j = 0; j < 8; j++) {
+          key[12 + j] = (byte) (i >>> (56 - 8 * j));
+        }
+        b.put(key, value);
+        bytes += key.length + value.length;
+        if (bytes >= 1 << 20) {
+          b.commit();
+          b.close();
+          b = t.newBatch();
+          bytes = 0;
+        }
+      }
+      b.commit();
+      b.close();
+      long scanned = 0;
+      for (int p = 0; p < 24; p++) {
+        List<byte[][]> ranges = new ArrayList<>();
+        ranges.add(KeyRanges.partition(p, new byte[0]));
+        try (StoreCursor c = t.scanRanges(ranges, false)) {
+          for (; c.valid(); c.next()) {
+            scanned += c.value().length;
+          }
+        }
+      }
+      double seconds = (System.nanoTime() - start) / 1e9;
+      if (scanned != total * valueBytes) {
+        throw new IllegalStateException("raw scan read " + scanned + " value bytes, expected " + total * valueBytes);
+      }
+      return seconds;
+    } finally {
+      deleteTree(dir);
+    }
+  }
+
+  private double shuffle(SssCluster cluster, long perRow, long total) {
+    try (SssClient client = cluster.client()) {
+      client.createTable("seed", TableOptions.newBuilder().setKeyType(DataType.LONG).build(), true);
+      try (BulkWriter w = client.writer("seed")) {
+        for (long r = 0; r < rows; r++) {
+          w.put(Serdes.LONG.encodeKey(r), new byte[0]);
+        }
+      }
+      Job job = Job.named("shuffle-bench").input("seed", Serdes.LONG, Serdes.BYTES)
+          .map(ShuffleFunctions.Spray.class, Serdes.LONG, Serdes.BYTES)
+          .reduce(ShuffleFunctions.CountOnly.class, Serdes.LONG, Serdes.BYTES)
+          .output("shuffle-out").overwrite().jarByClass(ShuffleFunctions.class)
+          .config("pairs.per.row", Long.toString(perRow))
+          .config("value.bytes", Integer.toString(valueBytes))
+          .build();
+      JobResult r = client.submit(job).await(ProgressListener.console());
+      System.err.println();
+      if (r.counter("values") != total || r.counter("value.bytes") != total * valueBytes) {
+        throw new IllegalStateException("reduce saw " + r.counter("values") + " values, expected " + total);
+      }
+      client.dropTable("seed", true);
+      client.dropTable("shuffle-out", true);
+      return r.seconds();
+    }
+  }
+
+  private double emptyJob(SssCluster cluster) {
+    try (SssClient client = cluster.client()) {
+      client.createTable("empty", TableOptions.newBuilder().setKeyType(DataType.LONG).build(), true);
+      Job job = Job.named("empty").input("empty", Serdes.LONG, Serdes.BYTES)
+          .map(ShuffleFunctions.Nothing.class, Serdes.LONG, Serdes.BYTES)
+          .reduce(ShuffleFunctions.NothingReduced.class, Serdes.LONG, Serdes.BYTES)
+          .output("empty-out").overwrite().jarByClass(ShuffleFunctions.class).build();
+      for (int i = 0; i < 10; i++) {
+        client.submit(job).await();
+      }
+      double[] times = new double[emptyRuns];
+      for (int i = 0; i < emptyRuns; i++) {
+        long t0 = System.nanoTime();
+        client.submit(job).await();
+        times[i] = (System.nanoTime() - t0) / 1e6;
+      }
+      java.util.Arrays.sort(times);
+      double median = times[times.length / 2];
+      System.err.printf("empty job (map + reduce, 3 processes): median %.1f ms, min %.1f ms, max %.1f ms%n",
+          median, times[0], times[times.length - 1]);
+      rowsOut.add(new String[] {"sss-processes-3", "empty job (median ms)", "0", String.format("%.1f", median / 1000),
+          "", "", ""});
+      return median;
+    }
+  }
+
+  private void write(double emptyMedianMs) throws IOException {
+    Files.createDirectories(out);
+    StringBuilder csv = new StringBuilder("path,operation,pairs,seconds,pairs_per_s,mb_per_s,ratio_to_raw\n");
+    StringBuilder md = new StringBuilder("# Shuffle throughput and job latency\n\n");
+    md.append("Command: `bin/sss bench-engine --pairs ").append(pairs).append(" --value-bytes ").append(valueBytes)
+        .append("`\n\n").append(Machine.describe()).append("\n\n");
+    md.append("| path | operation | pairs | seconds | pairs/s | MB/s | ratio to raw |\n|---|---|---|---|---|---|---|\n");
+    for (String[] r : rowsOut) {
+      csv.append(String.join(",", r)).append('\n');
+      md.append("| ").append(String.join(" | ", r)).append(" |\n");
+    }
+    if (!Double.isNaN(emptyMedianMs)) {
+      md.append("\nEmpty job (map + reduce over an empty table, 3 processes): median **")
+          .append(String.format("%.1f", emptyMedianMs)).append(" ms** over ").append(emptyRuns).append(" runs.\n");
+    }
+    Files.writeString(out.resolve("results.csv"), csv, StandardCharsets.UTF_8);
+    Files.writeString(out.resolve("results.md"), md, StandardCharsets.UTF_8);
+    System.err.println("results in " + out.toAbsolutePath());
+  }
+
+  static void deleteTree(Path dir) throws IOException {
+    try (var paths = Files.walk(dir)) {
+      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+}

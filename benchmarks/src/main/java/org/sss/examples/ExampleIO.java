@@ -1,0 +1,121 @@
+package org.sss.examples;
+
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiConsumer;
+import java.util.stream.Stream;
+import org.sss.client.BulkWriter;
+import org.sss.client.ScanOptions;
+import org.sss.client.SssClient;
+import org.sss.client.TableScan;
+import org.sss.client.io.BulkIO;
+import org.sss.client.io.LineReader;
+import org.sss.core.api.Pair;
+import org.sss.core.api.Serde;
+import org.sss.core.keys.KeyCodec;
+import org.sss.core.proto.TableOptions;
+
+/** Moving the examples' inputs and outputs between files and tables. */
+public final class ExampleIO {
+  /** The name of the single part file written into an output directory. */
+  public static final String PART_FILE = "part-r-00000";
+
+  private ExampleIO() {}
+
+  /**
+   * Loads text into a new table as (line number, line) pairs, the layout {@code sss load} gives
+   * a text file: long keys counting from 1, each line's raw bytes as a string value. A
+   * directory loads every regular file below it, in path order, numbering lines on across
+   * files, so that a directory of text reads as one text.
+   *
+   * @return the lines loaded
+   */
+  public static long loadLines(SssClient client, String table, Path path) throws IOException {
+    List<Path> files = textFiles(path);
+    client.createTable(table, BulkIO.textTable(), false);
+    long n = 0;
+    try (BulkWriter w = client.writer(table)) {
+      for (Path f : files) {
+        try (LineReader lines = new LineReader(Files.newInputStream(f))) {
+          for (byte[] line = lines.next(); line != null; line = lines.next()) {
+            w.put(KeyCodec.encodeLong(++n), line);
+          }
+        }
+      }
+    }
+    return n;
+  }
+
+  /** The file itself, or every regular file below a directory in path order. */
+  static List<Path> textFiles(Path path) throws IOException {
+    if (Files.isDirectory(path)) {
+      try (Stream<Path> walk = Files.walk(path)) {
+        return walk.filter(Files::isRegularFile).sorted().toList();
+      }
+    }
+    if (!Files.isRegularFile(path)) {
+      throw new IOException("no such file or directory: " + path);
+    }
+    return List.of(path);
+  }
+
+  /**
+   * Where to write an output given as typed: a file, or — when it ends with a slash or names an
+   * existing directory — {@code part} inside that directory (created if needed).
+   */
+  public static Path outputFile(String out, String part) throws IOException {
+    Path p = Path.of(out);
+    if (out.endsWith("/") || out.endsWith(java.io.File.separator) || Files.isDirectory(p)) {
+      Files.createDirectories(p);
+      return p.resolve(part);
+    }
+    Path parent = p.toAbsolutePath().getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    return p;
+  }
+
+  /** True when an output given as typed names a directory. */
+  public static boolean isDirectory(String out) {
+    return out.endsWith("/") || out.endsWith(java.io.File.separator) || Files.isDirectory(Path.of(out));
+  }
+
+  /**
+   * Scans a table in key order, decoding keys and values (a multi-valued table: once per value,
+   * without the engine's uniquifier).
+   */
+  public static <K, V> void scan(SssClient client, String table, Serde<K> keys, Serde<V> values,
+                                 BiConsumer<K, V> each) {
+    TableOptions o = client.tableStats(table).getOptions();
+    try (TableScan scan = client.scan(table, ScanOptions.inKeyOrder())) {
+      while (scan.hasNext()) {
+        Pair p = scan.next();
+        each.accept(keys.decodeKey(BulkIO.userKey(o, p.key())), values.decodeValue(p.value()));
+      }
+    }
+  }
+
+  /** Every pair of a table in key order (see {@link #scan}). */
+  public static List<Pair> pairs(SssClient client, String table) {
+    TableOptions o = client.tableStats(table).getOptions();
+    List<Pair> out = new ArrayList<>();
+    try (TableScan scan = client.scan(table, ScanOptions.inKeyOrder())) {
+      while (scan.hasNext()) {
+        Pair p = scan.next();
+        out.add(new Pair(BulkIO.userKey(o, p.key()), p.value()));
+      }
+    }
+    return out;
+  }
+
+  /** A buffered output stream on a new file. */
+  static OutputStream create(Path file) throws IOException {
+    return new BufferedOutputStream(Files.newOutputStream(file), 1 << 16);
+  }
+}

@@ -1,0 +1,54 @@
+package org.sss.examples;
+
+import java.util.StringTokenizer;
+import org.sss.core.api.Emitter;
+import org.sss.core.api.Mapper;
+import org.sss.core.api.Reducer;
+import org.sss.core.api.Serdes;
+import org.sss.client.job.Job;
+
+/**
+ * Counts words, tokenized exactly as Hadoop's WordCount example does
+ * ({@link StringTokenizer} with its default delimiters: space, tab, newline, carriage return,
+ * form feed).
+ */
+public final class WordCount {
+  private WordCount() {}
+
+  /** The job: lines (line number, text) in, (word, count) out. */
+  public static Job job(String input, String output, boolean combine) {
+    Job.Builder b = Job.named("wordcount")
+        .jarByClass(WordCount.class)
+        .input(input, Serdes.LONG, Serdes.STRING)
+        .map(Tokenize.class, Serdes.STRING, Serdes.LONG);
+    if (combine) {
+      b.combine(Sum.class);
+    }
+    return b.reduce(Sum.class, Serdes.STRING, Serdes.LONG).output(output).overwrite().build();
+  }
+
+  /** Emits (word, 1) per token. */
+  public static final class Tokenize implements Mapper<Long, String, String, Long> {
+    private static final Long ONE = 1L;
+
+    @Override
+    public void map(Long line, String text, Emitter<String, Long> out) {
+      StringTokenizer tokens = new StringTokenizer(text);
+      while (tokens.hasMoreTokens()) {
+        out.emit(tokens.nextToken(), ONE);
+      }
+    }
+  }
+
+  /** Sums counts; also the combiner (associative, keeps keys). */
+  public static final class Sum implements Reducer<String, Long, String, Long> {
+    @Override
+    public void reduce(String word, Iterable<Long> counts, Emitter<String, Long> out) {
+      long sum = 0;
+      for (long c : counts) {
+        sum += c;
+      }
+      out.emit(word, sum);
+    }
+  }
+}

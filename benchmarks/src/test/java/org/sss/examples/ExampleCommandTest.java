@@ -1,0 +1,144 @@
+package org.sss.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.StringTokenizer;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.sss.client.SssClient;
+import org.sss.client.cli.SssCommand;
+import picocli.CommandLine;
+
+/** The {@code sss example} commands, run through the real command line. */
+@ExtendWith(SharedClusters.class)
+class ExampleCommandTest {
+  @TempDir
+  Path dir;
+
+  private final StringWriter err = new StringWriter();
+
+  private int sss(String... args) {
+    CommandLine cl = SssCommand.commandLine();
+    cl.setErr(new PrintWriter(err, true));
+    return cl.execute(args);
+  }
+
+  private Path clusterFile() throws Exception {
+    Path f = dir.resolve("cluster.properties");
+    SharedClusters.get(3).spec().save(f);
+    return f;
+  }
+
+  @Test
+  void wordcount_onAnEmbeddedCluster_writesWordTabCount() throws Exception {
+    Random rnd = new Random(5);
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < 2000; i++) {
+      for (int w = rnd.nextInt(8); w > 0; w--) {
+        text.append("w").append(rnd.nextInt(150)).append(' ');
+      }
+      text.append('\n');
+    }
+    Path in = dir.resolve("in.txt");
+    Files.writeString(in, text);
+    Path out = dir.resolve("counts.txt");
+    int status = sss("--nodes", "2", "example", "wordcount", in.toString(), out.toString());
+    assertEquals(0, status, err.toString());
+    Map<String, Long> expected = new TreeMap<>();
+    StringTokenizer t = new StringTokenizer(text.toString());
+    while (t.hasMoreTokens()) {
+      expected.merge(t.nextToken(), 1L, Long::sum);
+    }
+    List<String> expectedLines = new ArrayList<>();
+    expected.forEach((w, c) -> expectedLines.add(w + "\t" + c));
+    assertEquals(expectedLines, Files.readAllLines(out, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void wordcount_ofADirectory_onARunningCluster_intoADirectory() throws Exception {
+    Path docs = Files.createDirectories(dir.resolve("docs"));
+    Files.writeString(docs.resolve("a.txt"), "the cat\nthe dog\n");
+    Files.writeString(docs.resolve("b.txt"), "a dog\n");
+    Path out = dir.resolve("out");
+    int status = sss("example", "wordcount", "--cluster", clusterFile().toString(), "--no-combiner",
+        docs.toString(), out + "/");
+    assertEquals(0, status, err.toString());
+    assertEquals(List.of("a\t1", "cat\t1", "dog\t2", "the\t2"),
+        Files.readAllLines(out.resolve(ExampleIO.PART_FILE)));
+    try (SssClient client = SharedClusters.get(3).client()) {
+      assertTrue(client.listTables().stream().noneMatch(x -> x.getName().startsWith("example-")),
+          "the example's tables are dropped");
+    }
+  }
+
+  @Test
+  void everyExample_runsFromTheCommandLine() throws Exception {
+    String cluster = clusterFile().toString();
+    Path text = dir.resolve("text.txt");
+    Files.writeString(text, "b 2\na 1\nb 2\nab 12\n");
+
+    Path grep = dir.resolve("grep.txt");
+    assertEquals(0, sss("--cluster", cluster, "example", "grep", text.toString(), grep.toString(), "[a-z]"), err.toString());
+    assertEquals(List.of("b\t3", "a\t2"), Files.readAllLines(grep).stream()
+        .map(l -> l.split("\t")[1] + "\t" + l.split("\t")[0]).toList());
+
+    Path sorted = dir.resolve("sorted.txt");
+    assertEquals(0, sss("--cluster", cluster, "example", "sort", text.toString(), sorted.toString()), err.toString());
+    assertEquals(List.of("a 1", "ab 12", "b 2", "b 2"), Files.readAllLines(sorted));
+
+    assertEquals(0, sss("--cluster", cluster, "example", "pi", "3", "1000"), err.toString());
+
+    Path random = dir.resolve("random");
+    assertEquals(0, sss("--cluster", cluster, "example", "randomtextwriter", random + "/", "--bytes", "20k",
+        "--maps", "3", "--seed", "7"), err.toString());
+    long size = 0;
+    for (int m = 0; m < 3; m++) {
+      size += Files.size(random.resolve(String.format("part-m-%05d", m)));
+    }
+    assertTrue(size >= 20 * 1024 && size < 20 * 1024 + 3 * 2000, "size " + size);
+
+    Path docs = Files.createDirectories(dir.resolve("docs"));
+    Files.writeString(docs.resolve("x"), "apple pie");
+    Files.writeString(docs.resolve("y"), "apple tart");
+    Path index = dir.resolve("index.txt");
+    assertEquals(0, sss("--cluster", cluster, "example", "invertedindex", docs.toString(), index.toString()), err.toString());
+    assertEquals(List.of("apple\tx\ty", "pie\tx", "tart\ty"), Files.readAllLines(index));
+
+    Path baskets = dir.resolve("baskets.txt");
+    Files.writeString(baskets, "milk bread\nmilk bread eggs\nbread eggs\nmilk\n");
+    Path frequent = dir.resolve("frequent.txt");
+    assertEquals(0, sss("--cluster", cluster, "example", "apriori", baskets.toString(), frequent.toString(),
+        "--min-support", "0.5"), err.toString());
+    assertEquals(List.of("bread\t3", "bread eggs\t2", "bread milk\t2", "eggs\t2", "milk\t3"), Files.readAllLines(frequent));
+  }
+
+  @Test
+  void errors_printOneLineAndExitNonZero() throws Exception {
+    int status = sss("--cluster", clusterFile().toString(), "example", "wordcount",
+        dir.resolve("missing.txt").toString(), dir.resolve("out.txt").toString());
+    assertEquals(1, status);
+    String message = err.toString().strip();
+    assertEquals(1, message.lines().count(), message);
+    assertTrue(message.contains("no such file or directory"), message);
+
+    err.getBuffer().setLength(0);
+    assertEquals(1, sss("--cluster", clusterFile().toString(), "example", "grep", "x", "y", "(unclosed"));
+    assertTrue(err.toString().strip().contains("invalid regex"), err.toString());
+
+    err.getBuffer().setLength(0);
+    assertEquals(2, sss("example", "pi", "3"));
+    assertTrue(err.toString().contains("sss example pi"), err.toString());
+  }
+}

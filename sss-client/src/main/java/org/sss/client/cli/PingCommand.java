@@ -1,0 +1,33 @@
+package org.sss.client.cli;
+
+import java.util.concurrent.Callable;
+import org.sss.client.SssClient;
+import org.sss.client.cluster.SssCluster;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** Checks that nodes answer and accept the secret (a container health check uses it). */
+@Command(name = "ping", mixinStandardHelpOptions = true,
+    description = "Check that every node (or one) answers an authenticated request.")
+final class PingCommand implements Callable<Integer> {
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  @Option(names = "--node", paramLabel = "N", defaultValue = "-1", description = "only this node")
+  int node;
+
+  @Override
+  public Integer call() throws Exception {
+    try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
+      for (int n = 0; n < c.spec().nodeCount(); n++) {
+        if (node < 0 || node == n) {
+          long t0 = System.nanoTime();
+          client.channels().get(n);
+          System.out.printf("%s ok (%.1f ms)%n", c.spec().node(n), (System.nanoTime() - t0) / 1e6);
+        }
+      }
+    }
+    return 0;
+  }
+}

@@ -1,0 +1,231 @@
+package org.sss.client.job;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.sss.core.api.Mapper;
+import org.sss.core.api.Partitioner;
+import org.sss.core.api.Reducer;
+import org.sss.core.api.Serde;
+
+/**
+ * A job: a chain of map and reduce stages with named tables between them.
+ *
+ * <pre>{@code
+ * Job job = Job.named("wordcount")
+ *     .input("lines", Serdes.LONG, Serdes.STRING)
+ *     .map(Tokenize.class, Serdes.STRING, Serdes.LONG)
+ *     .combine(Sum.class)
+ *     .reduce(Sum.class, Serdes.STRING, Serdes.LONG)
+ *     .output("counts")
+ *     .build();
+ * }</pre>
+ *
+ * Tables between stages are created for the run (multi-valued, WAL off, no compaction) and
+ * dropped when it ends, unless {@link Builder#keepIntermediate()} asks otherwise. A map stage
+ * whose output feeds a reduce stage keeps every value of a key; the job's output keeps one
+ * value per key (the last written) unless {@link Builder#multiValuedOutput()}. A job may start
+ * with a reduce stage over an existing multi-valued table (a reduce-only job), or consist of
+ * map stages only.
+ */
+public final class Job {
+  final String name;
+  final String inputTable;
+  final List<StagePlan> stages;
+  final String outputTable;
+  final boolean multiValuedOutput;
+  final boolean overwrite;
+  final boolean keepIntermediate;
+  final Map<String, String> config;
+  final int threads;
+  final Path jar;
+
+  private Job(Builder b) {
+    this.name = b.name;
+    this.inputTable = b.inputTable;
+    this.stages = List.copyOf(b.stages);
+    this.outputTable = b.outputTable;
+    this.multiValuedOutput = b.multiValuedOutput;
+    this.overwrite = b.overwrite;
+    this.keepIntermediate = b.keepIntermediate;
+    this.config = Map.copyOf(b.config);
+    this.threads = b.threads;
+    this.jar = b.jar;
+  }
+
+  public static Builder named(String name) {
+    return new Builder(name);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public String outputTable() {
+    return outputTable;
+  }
+
+  /** One stage as planned on the client. */
+  record StagePlan(boolean map, String functionClass, String combinerClass, String partitionerClass,
+                   Serde<?> inKey, Serde<?> inValue, Serde<?> outKey, Serde<?> outValue) {
+    StagePlan withCombiner(String c) {
+      return new StagePlan(map, functionClass, c, partitionerClass, inKey, inValue, outKey, outValue);
+    }
+
+    StagePlan withPartitioner(String p) {
+      return new StagePlan(map, functionClass, combinerClass, p, inKey, inValue, outKey, outValue);
+    }
+  }
+
+  /** Builds a job stage by stage. */
+  public static final class Builder {
+    private final String name;
+    private String inputTable;
+    private final List<StagePlan> stages = new ArrayList<>();
+    private String outputTable;
+    private boolean multiValuedOutput;
+    private boolean overwrite;
+    private boolean keepIntermediate;
+    private final Map<String, String> config = new LinkedHashMap<>();
+    private int threads;
+    private Path jar;
+    private Serde<?> currentKey;
+    private Serde<?> currentValue;
+
+    private Builder(String name) {
+      this.name = name;
+    }
+
+    /** The table the first stage reads, and the serdes of its keys and values. */
+    public Builder input(String table, Serde<?> keySerde, Serde<?> valueSerde) {
+      this.inputTable = table;
+      this.currentKey = keySerde;
+      this.currentValue = valueSerde;
+      return this;
+    }
+
+    /** A map stage emitting keys and values of the given serdes. */
+    @SuppressWarnings("rawtypes")
+    public Builder map(Class<? extends Mapper> mapper, Serde<?> outKey, Serde<?> outValue) {
+      requireInput();
+      stages.add(new StagePlan(true, mapper.getName(), "", "", currentKey, currentValue, outKey, outValue));
+      currentKey = outKey;
+      currentValue = outValue;
+      return this;
+    }
+
+    /** A combiner for the previous stage's output (see {@link Reducer} for its contract). */
+    @SuppressWarnings("rawtypes")
+    public Builder combine(Class<? extends Reducer> combiner) {
+      StagePlan last = lastStage("combine");
+      stages.set(stages.size() - 1, last.withCombiner(combiner.getName()));
+      return this;
+    }
+
+    /** How the previous stage places its output keys (default: by hash). */
+    public Builder partitionBy(Class<? extends Partitioner> partitioner) {
+      StagePlan last = lastStage("partitionBy");
+      stages.set(stages.size() - 1, last.withPartitioner(partitioner.getName()));
+      return this;
+    }
+
+    /** A reduce stage emitting keys and values of the given serdes. */
+    @SuppressWarnings("rawtypes")
+    public Builder reduce(Class<? extends Reducer> reducer, Serde<?> outKey, Serde<?> outValue) {
+      requireInput();
+      stages.add(new StagePlan(false, reducer.getName(), "", "", currentKey, currentValue, outKey, outValue));
+      currentKey = outKey;
+      currentValue = outValue;
+      return this;
+    }
+
+    /** The table the last stage writes. */
+    public Builder output(String table) {
+      this.outputTable = table;
+      return this;
+    }
+
+    /** Keep every value of a key in the output table (for a later reduce-only job). */
+    public Builder multiValuedOutput() {
+      this.multiValuedOutput = true;
+      return this;
+    }
+
+    /** Replace the output table if it exists (default: fail, as Hadoop does for output dirs). */
+    public Builder overwrite() {
+      this.overwrite = true;
+      return this;
+    }
+
+    /** Keep the tables between stages after the job (their names are in the result). */
+    public Builder keepIntermediate() {
+      this.keepIntermediate = true;
+      return this;
+    }
+
+    /** A configuration entry user code reads through {@code TaskContext.config()}. */
+    public Builder config(String key, String value) {
+      config.put(key, value);
+      return this;
+    }
+
+    /** Tasks run at once per node (default: the node's worker threads). */
+    public Builder threads(int n) {
+      this.threads = n;
+      return this;
+    }
+
+    /** A JAR holding the job's classes, shipped to nodes that do not have it yet. */
+    public Builder jar(Path jarFile) {
+      this.jar = jarFile;
+      return this;
+    }
+
+    /**
+     * Ships the JAR that {@code c} was loaded from, as Hadoop's {@code setJarByClass} does —
+     * so that nodes of a running cluster can load the job's classes. Does nothing when the
+     * class does not come from a JAR (an IDE's or test's class directory, which servers
+     * started from the same class path already see).
+     */
+    public Builder jarByClass(Class<?> c) {
+      var source = c.getProtectionDomain().getCodeSource();
+      if (source != null && source.getLocation() != null) {
+        try {
+          Path p = Path.of(source.getLocation().toURI());
+          if (p.toString().endsWith(".jar") && java.nio.file.Files.isRegularFile(p)) {
+            this.jar = p;
+          }
+        } catch (java.net.URISyntaxException | IllegalArgumentException ignored) {
+          // not a file location: nothing to ship
+        }
+      }
+      return this;
+    }
+
+    private void requireInput() {
+      if (inputTable == null) {
+        throw new IllegalStateException("job " + name + ": call input(...) before adding stages");
+      }
+    }
+
+    private StagePlan lastStage(String what) {
+      if (stages.isEmpty()) {
+        throw new IllegalStateException("job " + name + ": " + what + " needs a stage before it");
+      }
+      return stages.get(stages.size() - 1);
+    }
+
+    public Job build() {
+      requireInput();
+      if (stages.isEmpty()) {
+        throw new IllegalStateException("job " + name + " has no stages");
+      }
+      if (outputTable == null) {
+        throw new IllegalStateException("job " + name + " has no output table");
+      }
+      return new Job(this);
+    }
+  }
+}

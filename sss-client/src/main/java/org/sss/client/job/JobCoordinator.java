@@ -1,0 +1,358 @@
+package org.sss.client.job;
+
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.sss.client.SssClient;
+import org.sss.client.internal.NodeChannels;
+import org.sss.core.proto.AbortJob;
+import org.sss.core.proto.Compression;
+import org.sss.core.proto.ErrorCode;
+import org.sss.core.proto.HasJar;
+import org.sss.core.proto.PutJar;
+import org.sss.core.proto.Request;
+import org.sss.core.proto.Response;
+import org.sss.core.proto.RunStage;
+import org.sss.core.proto.StageProgress;
+import org.sss.core.proto.StageReport;
+import org.sss.core.proto.StageSpec;
+import org.sss.core.proto.TableOptions;
+import org.sss.core.transport.Frame;
+import org.sss.core.transport.SssException;
+
+/**
+ * Drives one job from the client: creates the tables between stages, starts each stage on
+ * every node, waits at the barrier, and cleans up.
+ *
+ * <h2>Failure</h2>
+ * A stage ends when every node answered its RunStage. If one node fails (user code threw, a
+ * peer was lost) or cannot be reached (its connection broke, or it missed a progress poll for
+ * {@link #LIVENESS_TIMEOUT}), the coordinator aborts the job on every node, waits a bounded
+ * time for them to stop, drops the job's tables, and fails with the first cause, naming the
+ * node. The servers stay ready for the next job.
+ */
+final class JobCoordinator implements Runnable {
+  static final Duration LIVENESS_TIMEOUT = Duration.ofSeconds(10);
+  static final long POLL_MILLIS = 500;
+  /** Set by {@code bin/sss run --jar}: the JAR shipped with every job that names none. */
+  public static final String JOB_JAR_PROPERTY = "sss.job.jar";
+
+  private final SssClient client;
+  private final NodeChannels channels;
+  private final Job job;
+  private final String jobId;
+  private final CompletableFuture<JobResult> result = new CompletableFuture<>();
+  private volatile ProgressListener listener = ProgressListener.none();
+  private volatile String cancelReason;
+  private final List<String> createdTables = new ArrayList<>();
+
+  JobCoordinator(SssClient client, Job job, String jobId) {
+    this.client = client;
+    this.channels = client.channels();
+    this.job = job;
+    this.jobId = jobId;
+  }
+
+  CompletableFuture<JobResult> result() {
+    return result;
+  }
+
+  void listen(ProgressListener l) {
+    this.listener = l;
+  }
+
+  void cancel(String reason) {
+    cancelReason = reason;
+  }
+
+  @Override
+  public void run() {
+    long start = System.nanoTime();
+    try {
+      result.complete(execute(start));
+    } catch (Throwable e) {
+      cleanUp(true);
+      result.completeExceptionally(e instanceof JobFailedException ? e
+          : new JobFailedException(e instanceof SssException s ? s.code() : ErrorCode.INTERNAL,
+              "job " + job.name + " (" + jobId + ") failed: " + e.getMessage(), e));
+    }
+  }
+
+  private JobResult execute(long start) throws Exception {
+    TableOptions inputOptions = client.tableStats(job.inputTable).getOptions();
+    String jarHash = shipJar();
+    prepareOutput();
+    int n = job.stages.size();
+    List<StageSummary> summaries = new ArrayList<>();
+    Map<String, Long> counters = new TreeMap<>();
+    List<String> intermediates = new ArrayList<>();
+    String input = job.inputTable;
+    boolean inputMultiValued = inputOptions.getMultiValued();
+    for (int i = 0; i < n; i++) {
+      Job.StagePlan plan = job.stages.get(i);
+      boolean last = i == n - 1;
+      String output = last ? job.outputTable : "sss-tmp-" + jobId + "-" + i;
+      boolean outputMultiValued = last ? job.multiValuedOutput : !job.stages.get(i + 1).map();
+      createTable(output, last ? outputOptions(plan, outputMultiValued) : intermediateOptions(plan));
+      if (!last) {
+        intermediates.add(output);
+      }
+      StageSpec spec = StageSpec.newBuilder()
+          .setIndex(i)
+          .setKind(plan.map() ? StageSpec.Kind.MAP : StageSpec.Kind.REDUCE)
+          .setInputTable(input)
+          .setInputMultiValued(inputMultiValued)
+          .setOutputTable(output)
+          .setOutputMultiValued(outputMultiValued)
+          .setFunctionClass(plan.functionClass())
+          .setCombinerClass(plan.combinerClass())
+          .setPartitionerClass(plan.partitionerClass())
+          .setInputKeySerde(plan.inKey().getClass().getName())
+          .setInputValueSerde(plan.inValue().getClass().getName())
+          .setOutputKeySerde(plan.outKey().getClass().getName())
+          .setOutputValueSerde(plan.outValue().getClass().getName())
+          .putAllConfig(job.config)
+          .setJarHash(jarHash)
+          .setThreads(job.threads)
+          .build();
+      if (!plan.map() && !inputMultiValued) {
+        throw new JobFailedException(ErrorCode.BAD_REQUEST, "stage " + i + " reduces table '" + input
+            + "', which is not multi-valued (write it with multiValuedOutput())", null);
+      }
+      summaries.add(runStage(spec, n, plan.map() ? "map" : "reduce", counters));
+      if (i > 0 && !job.keepIntermediate) {
+        client.dropTable(input, true);
+      }
+      input = output;
+      inputMultiValued = outputMultiValued;
+    }
+    return new JobResult(jobId, summaries, counters, (System.nanoTime() - start) / 1e9,
+        job.keepIntermediate ? intermediates : List.of());
+  }
+
+  private String shipJar() throws IOException {
+    java.nio.file.Path jar = job.jar != null ? job.jar
+        : System.getProperty(JOB_JAR_PROPERTY) != null ? java.nio.file.Path.of(System.getProperty(JOB_JAR_PROPERTY)) : null;
+    if (jar == null) {
+      return "";
+    }
+    byte[] bytes = Files.readAllBytes(jar);
+    String hash = sha256(bytes);
+    for (int node = 0; node < channels.spec().nodeCount(); node++) {
+      Frame<Response> has = NodeChannels.await(channels.get(node).call(Request.newBuilder()
+          .setHasJar(HasJar.newBuilder().setHash(hash))), SssClient.DEFAULT_TIMEOUT);
+      boolean present = has.header().getAck().getPairs() > 0;
+      has.release();
+      if (!present) {
+        NodeChannels.await(channels.get(node).call(Request.newBuilder().setPutJar(PutJar.newBuilder().setHash(hash)),
+            Unpooled.wrappedBuffer(bytes)), SssClient.DEFAULT_TIMEOUT).release();
+      }
+    }
+    return hash;
+  }
+
+  static String sha256(byte[] bytes) {
+    try {
+      return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private void prepareOutput() {
+    boolean exists = client.listTables().stream().anyMatch(t -> t.getName().equals(job.outputTable));
+    if (exists) {
+      if (!job.overwrite) {
+        throw new JobFailedException(ErrorCode.TABLE_EXISTS, "output table '" + job.outputTable
+            + "' already exists (drop it, or build the job with overwrite())", null);
+      }
+      client.dropTable(job.outputTable, true);
+    }
+  }
+
+  private void createTable(String name, TableOptions options) {
+    client.createTable(name, options, false);
+    createdTables.add(name);
+  }
+
+  private static TableOptions intermediateOptions(Job.StagePlan plan) {
+    return TableOptions.newBuilder()
+        .setMultiValued(true)
+        .setDisableWal(true)
+        .setDisableAutoCompaction(true)
+        .setCompression(Compression.NONE)
+        .setKeyType(plan.outKey().dataType())
+        .setValueType(plan.outValue().dataType())
+        .build();
+  }
+
+  private static TableOptions outputOptions(Job.StagePlan plan, boolean multiValued) {
+    return TableOptions.newBuilder()
+        .setMultiValued(multiValued)
+        .setKeyType(plan.outKey().dataType())
+        .setValueType(plan.outValue().dataType())
+        .build();
+  }
+
+  /** Runs one stage on every node and waits for the barrier, watching liveness and cancel. */
+  private StageSummary runStage(StageSpec spec, int stageCount, String kind, Map<String, Long> counters)
+      throws Exception {
+    int nodes = channels.spec().nodeCount();
+    long start = System.nanoTime();
+    List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>();
+    for (int node = 0; node < nodes; node++) {
+      futures.add(channels.get(node).call(Request.newBuilder().setRunStage(
+          RunStage.newBuilder().setJobId(jobId).setStage(spec)), null, Duration.ZERO));
+    }
+    CompletableFuture<Void> all = CompletableFuture.allOf(futures.toArray(new CompletableFuture[0]));
+    CompletableFuture<Object> firstFailure = new CompletableFuture<>();
+    for (CompletableFuture<Frame<Response>> f : futures) {
+      f.whenComplete((r, e) -> {
+        if (e != null) {
+          firstFailure.complete(e);
+        }
+      });
+    }
+    long lastPoll = System.nanoTime();
+    while (true) {
+      try {
+        CompletableFuture.anyOf(all, firstFailure).get(POLL_MILLIS / 5, TimeUnit.MILLISECONDS);
+      } catch (TimeoutException ignored) {
+        // poll below
+      } catch (java.util.concurrent.ExecutionException ignored) {
+        // handled through firstFailure
+      }
+      if (firstFailure.isDone()) {
+        fail(stageFailure((Throwable) firstFailure.get(), spec.getIndex(), futures), futures);
+      }
+      if (all.isDone()) {
+        break;
+      }
+      if (cancelReason != null) {
+        fail(new JobFailedException(ErrorCode.JOB_ABORTED, "job " + job.name + " (" + jobId + ") "
+            + cancelReason, null), futures);
+      }
+      if (System.nanoTime() - lastPoll >= POLL_MILLIS * 1_000_000) {
+        lastPoll = System.nanoTime();
+        try {
+          pollProgress(spec.getIndex(), stageCount, kind, start);
+        } catch (RuntimeException e) {
+          fail(stageFailure(e, spec.getIndex(), futures), futures);
+        }
+      }
+    }
+    long in = 0;
+    long out = 0;
+    long shuffled = 0;
+    long bytes = 0;
+    for (CompletableFuture<Frame<Response>> f : futures) {
+      Frame<Response> r = f.get();
+      StageReport rep = r.header().getStageReport();
+      in += rep.getRecordsIn();
+      out += rep.getRecordsOut();
+      shuffled += rep.getRecordsShuffled();
+      bytes += rep.getBytesShuffled();
+      rep.getCountersMap().forEach((k, v) -> counters.merge(k, v, Long::sum));
+      r.release();
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    listener.update(spec.getIndex(), stageCount, kind, 1, 1, in, out, bytes, seconds);
+    return new StageSummary(spec.getIndex(), kind, in, out, shuffled, bytes, seconds);
+  }
+
+  private void pollProgress(int stage, int stageCount, String kind, long start) {
+    int nodes = channels.spec().nodeCount();
+    List<CompletableFuture<Frame<Response>>> polls = new ArrayList<>();
+    for (int node = 0; node < nodes; node++) {
+      polls.add(channels.get(node).call(Request.newBuilder().setStageProgress(
+          StageProgress.newBuilder().setJobId(jobId)), null, LIVENESS_TIMEOUT));
+    }
+    long done = 0;
+    long total = 0;
+    long in = 0;
+    long out = 0;
+    long bytes = 0;
+    for (CompletableFuture<Frame<Response>> p : polls) {
+      Frame<Response> r = NodeChannels.await(p, LIVENESS_TIMEOUT.plusSeconds(1));
+      StageReport rep = r.header().getStageReport();
+      done += rep.getTasksDone();
+      total += rep.getTasksTotal();
+      in += rep.getRecordsIn();
+      out += rep.getRecordsOut();
+      bytes += rep.getBytesShuffled();
+      r.release();
+    }
+    listener.update(stage, stageCount, kind, done, total, in, out, bytes, (System.nanoTime() - start) / 1e9);
+  }
+
+  private JobFailedException stageFailure(Throwable e, int stage, List<CompletableFuture<Frame<Response>>> futures) {
+    Throwable cause = NodeChannels.unwrap(e);
+    // Prefer the root cause over the echoes it causes on other nodes (aborts, lost peers).
+    for (CompletableFuture<Frame<Response>> f : futures) {
+      if (f.isCompletedExceptionally()) {
+        try {
+          f.join();
+        } catch (Exception ex) {
+          RuntimeException c = NodeChannels.unwrap(ex);
+          if (c instanceof SssException s && s.code() == ErrorCode.USER_CODE_FAILED) {
+            cause = c;
+            break;
+          }
+        }
+      }
+    }
+    ErrorCode code = cause instanceof SssException s ? s.code() : ErrorCode.INTERNAL;
+    return new JobFailedException(code, "job " + job.name + " (" + jobId + ") failed in stage " + stage + ": "
+        + cause.getMessage(), cause);
+  }
+
+  /** Aborts the job on every node, waits a bounded time for them to stop, and throws. */
+  private void fail(JobFailedException failure, List<CompletableFuture<Frame<Response>>> futures) {
+    for (int node = 0; node < channels.spec().nodeCount(); node++) {
+      try {
+        channels.get(node).call(Request.newBuilder().setAbortJob(AbortJob.newBuilder()
+            .setJobId(jobId).setReason(failure.getMessage().lines().findFirst().orElse(""))), null, LIVENESS_TIMEOUT)
+            .whenComplete((r, e) -> {
+              if (r != null) {
+                r.release();
+              }
+            });
+      } catch (RuntimeException unreachable) {
+        // a lost node has nothing to abort
+      }
+    }
+    try {
+      CompletableFuture.allOf(futures.toArray(new CompletableFuture[0])).get(LIVENESS_TIMEOUT.toMillis(),
+          TimeUnit.MILLISECONDS);
+    } catch (Exception ignored) {
+      // failed or slow nodes: clean up regardless
+    }
+    for (CompletableFuture<Frame<Response>> f : futures) {
+      f.thenAccept(Frame::release);
+    }
+    throw failure;
+  }
+
+  /** Drops the job's tables after a failure (best effort: lost nodes are skipped). */
+  private void cleanUp(boolean failed) {
+    if (!failed) {
+      return;
+    }
+    for (String t : createdTables) {
+      try {
+        client.dropTable(t, true);
+      } catch (RuntimeException e) {
+        // a node is gone; its tables go when it is wiped or the next drop reaches it
+      }
+    }
+  }
+
+}

@@ -1,0 +1,21 @@
+package org.sss.client.job;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A finished job.
+ *
+ * @param jobId              the id of this run
+ * @param stages             per-stage figures
+ * @param counters           user counters summed over every task and node
+ * @param seconds            wall time from submission to the end of cleanup
+ * @param intermediateTables tables between stages, if kept
+ */
+public record JobResult(String jobId, List<StageSummary> stages, Map<String, Long> counters, double seconds,
+                        List<String> intermediateTables) {
+  /** A user counter, 0 when never incremented. */
+  public long counter(String name) {
+    return counters.getOrDefault(name, 0L);
+  }
+}

@@ -1,0 +1,23 @@
+package org.sss.client.job;
+
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import org.sss.client.SssClient;
+
+/** Starts jobs; the entry point is {@link SssClient#submit}. */
+public final class Jobs {
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private Jobs() {}
+
+  public static RunningJob start(SssClient client, Job job) {
+    byte[] id = new byte[6];
+    RANDOM.nextBytes(id);
+    String jobId = HexFormat.of().formatHex(id);
+    JobCoordinator coordinator = new JobCoordinator(client, job, jobId);
+    Thread t = new Thread(coordinator, "sss-job-" + job.name + "-" + jobId);
+    t.setDaemon(true);
+    t.start();
+    return new RunningJob(jobId, coordinator);
+  }
+}

@@ -1,0 +1,258 @@
+package org.sss.client.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.sss.client.BulkWriter;
+import org.sss.client.ScanOptions;
+import org.sss.client.SssClient;
+import org.sss.client.TableScan;
+import org.sss.client.cluster.SssCluster;
+import org.sss.client.io.BulkIO;
+import org.sss.core.api.Pair;
+import org.sss.core.api.Serdes;
+import org.sss.core.proto.ErrorCode;
+import org.sss.core.proto.TableInfo;
+
+/** Jobs that fail, are cancelled, run concurrently, or chain stages — each followed by a correct job. */
+class JobLifecycleTest {
+  static final int ROWS = 10_000;
+  static SssCluster cluster;
+  static SssClient client;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = SssCluster.embedded(3);
+    client = cluster.client();
+    client.createTable("rows", BulkIO.textTable(), false);
+    try (BulkWriter w = client.writer("rows")) {
+      for (long i = 1; i <= ROWS; i++) {
+        w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
+      }
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    client.close();
+    cluster.close();
+  }
+
+  static Job modTen(String output) {
+    return Job.named("modten").input("rows", Serdes.LONG, Serdes.STRING)
+        .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
+        .combine(TestJobs.SumLongs.class)
+        .reduce(TestJobs.CountingSum.class, Serdes.LONG, Serdes.LONG)
+        .output(output).overwrite().build();
+  }
+
+  static Map<Long, Long> read(String table) {
+    Map<Long, Long> out = new TreeMap<>();
+    try (TableScan s = client.scan(table, ScanOptions.inKeyOrder())) {
+      while (s.hasNext()) {
+        Pair p = s.next();
+        out.put(Serdes.LONG.decodeKey(p.key()), Serdes.LONG.decodeValue(p.value()));
+      }
+    }
+    return out;
+  }
+
+  static void assertModTenCorrect(String table) {
+    Map<Long, Long> expected = new TreeMap<>();
+    for (long i = 1; i <= ROWS; i++) {
+      expected.merge(i % 10, 1L, Long::sum);
+    }
+    assertEquals(expected, read(table));
+  }
+
+  static void assertNoTemporaryTables() {
+    for (TableInfo t : client.listTables()) {
+      assertTrue(!t.getName().startsWith("sss-tmp-"), "left behind: " + t.getName());
+    }
+  }
+
+  @Test
+  void submit_countsAndCounters() {
+    JobResult r = client.submit(modTen("out-counters")).await();
+    assertModTenCorrect("out-counters");
+    assertEquals(10, r.counter("keys"));
+    assertEquals(ROWS, r.stages().get(0).recordsIn());
+    assertEquals(ROWS, r.stages().get(0).recordsOut());
+    assertTrue(r.stages().get(0).recordsShuffled() <= 10 * 3 * 24, "combiner must shrink the shuffle");
+    assertNoTemporaryTables();
+  }
+
+  @Test
+  void combiner_groupsByteArrayKeysByContent() {
+    JobResult r = client.submit(Job.named("bytes").input("rows", Serdes.LONG, Serdes.STRING)
+        .map(TestJobs.ThreeByteKeys.class, Serdes.BYTES, Serdes.LONG)
+        .combine(TestJobs.SumByBytes.class)
+        .reduce(TestJobs.SumByBytes.class, Serdes.BYTES, Serdes.LONG)
+        .output("out-bytes").overwrite().build()).await();
+    assertTrue(r.stages().get(0).recordsShuffled() <= 3 * 24, "combined: " + r.stages().get(0).recordsShuffled());
+    long total = 0;
+    try (TableScan s = client.scan("out-bytes", ScanOptions.inKeyOrder())) {
+      while (s.hasNext()) {
+        total += Serdes.LONG.decodeValue(s.next().value());
+      }
+    }
+    assertEquals(ROWS, total);
+    assertEquals(3, client.count("out-bytes"));
+  }
+
+  @Test
+  void userCodeFailure_failsWithStackTraceThenNextJobWorks() {
+    Job bad = Job.named("bad").input("rows", Serdes.LONG, Serdes.STRING)
+        .map(TestJobs.FailsOnRecord.class, Serdes.LONG, Serdes.LONG)
+        .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
+        .output("out-bad").overwrite().build();
+    long t0 = System.nanoTime();
+    JobFailedException e = assertThrows(JobFailedException.class, () -> client.submit(bad).await());
+    assertTrue((System.nanoTime() - t0) / 1e9 < 10, "failure must be reported within seconds");
+    assertEquals(ErrorCode.USER_CODE_FAILED, e.code());
+    assertTrue(e.getMessage().contains("bad record 4242"), e.getMessage());
+    assertTrue(e.getMessage().contains("FailsOnRecord.map"), "user stack trace expected: " + e.getMessage());
+    assertNoTemporaryTables();
+    assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("out-bad")));
+    client.submit(modTen("out-after-failure")).await();
+    assertModTenCorrect("out-after-failure");
+  }
+
+  @Test
+  void cancel_stopsJobThenNextJobWorks() throws Exception {
+    Job slow = Job.named("slow").input("rows", Serdes.LONG, Serdes.STRING)
+        .map(TestJobs.Slow.class, Serdes.LONG, Serdes.LONG)
+        .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
+        .output("out-slow").overwrite().build();
+    RunningJob job = client.submit(slow);
+    Thread.sleep(300);
+    long t0 = System.nanoTime();
+    job.cancel();
+    JobFailedException e = assertThrows(JobFailedException.class, job::await);
+    assertEquals(ErrorCode.JOB_ABORTED, e.code());
+    assertTrue((System.nanoTime() - t0) / 1e9 < 5, "cancel must take effect within seconds");
+    assertNoTemporaryTables();
+    client.submit(modTen("out-after-cancel")).await();
+    assertModTenCorrect("out-after-cancel");
+  }
+
+  @Test
+  void combinerThatChangesKeys_failsNamingTheCombiner() {
+    Job bad = Job.named("badcombiner").input("rows", Serdes.LONG, Serdes.STRING)
+        .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
+        .combine(TestJobs.KeyChangingCombiner.class)
+        .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
+        .output("out-badcombiner").overwrite().build();
+    JobFailedException e = assertThrows(JobFailedException.class, () -> client.submit(bad).await());
+    assertTrue(e.getMessage().contains("KeyChangingCombiner"), e.getMessage());
+    assertTrue(e.getMessage().contains("keep keys unchanged"), e.getMessage());
+  }
+
+  @Test
+  void outputExists_failsUnlessOverwrite() {
+    client.submit(modTen("out-exists")).await();
+    Job again = Job.named("again").input("rows", Serdes.LONG, Serdes.STRING)
+        .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
+        .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
+        .output("out-exists").build();
+    JobFailedException e = assertThrows(JobFailedException.class, () -> client.submit(again).await());
+    assertEquals(ErrorCode.TABLE_EXISTS, e.code());
+    assertModTenCorrect("out-exists");
+  }
+
+  @Test
+  void concurrentJobsFromTwoClients_doNotInterfere() throws Exception {
+    try (SssClient other = cluster.client()) {
+      CompletableFuture<JobResult> a = CompletableFuture.supplyAsync(() -> client.submit(modTen("out-a")).await());
+      CompletableFuture<JobResult> b = CompletableFuture.supplyAsync(() -> other.submit(modTen("out-b")).await());
+      a.get();
+      b.get();
+    }
+    assertModTenCorrect("out-a");
+    assertModTenCorrect("out-b");
+  }
+
+  @Test
+  void chainOfFourStages_mapReduceMapReduce() {
+    Job chain = Job.named("chain").input("rows", Serdes.LONG, Serdes.STRING)
+        .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
+        .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
+        .map(TestJobs.ValueModThree.class, Serdes.LONG, Serdes.LONG)
+        .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
+        .output("out-chain").overwrite().build();
+    JobResult r = client.submit(chain).await();
+    assertEquals(4, r.stages().size());
+    // stage 2 sees (k in 0..9, 1000): 1000 mod 3 = 1, so one key 1 with the sum of 0..9
+    assertEquals(Map.of(1L, 45L), read("out-chain"));
+    assertNoTemporaryTables();
+  }
+
+  @Test
+  void mapOnlyThenReduceOnly_overAKeptMultiValuedTable() {
+    Job mapOnly = Job.named("maponly").input("rows", Serdes.LONG, Serdes.STRING)
+        .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
+        .output("grouped").multiValuedOutput().overwrite().build();
+    client.submit(mapOnly).await();
+    assertEquals(ROWS, client.count("grouped"));
+    Job reduceOnly = Job.named("reduceonly").input("grouped", Serdes.LONG, Serdes.LONG)
+        .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
+        .output("out-reduceonly").overwrite().build();
+    client.submit(reduceOnly).await();
+    assertModTenCorrect("out-reduceonly");
+  }
+
+  @Test
+  void iterativeJob_reusesTablesUntilCounterSaysStop() {
+    // Each pass maps the previous output through identity and re-reduces; stop when the sum is stable.
+    client.submit(modTen("iter-0")).await();
+    String current = "iter-0";
+    int passes = 0;
+    List<Map<Long, Long>> history = new ArrayList<>();
+    while (passes < 3) {
+      String next = "iter-" + (passes + 1);
+      JobResult r = client.submit(Job.named("iterate").input(current, Serdes.LONG, Serdes.LONG)
+          .map(TestJobs.IdentityLongs.class, Serdes.LONG, Serdes.LONG)
+          .reduce(TestJobs.CountingSum.class, Serdes.LONG, Serdes.LONG)
+          .output(next).overwrite().build()).await();
+      history.add(read(next));
+      passes++;
+      client.dropTable(current, false);
+      current = next;
+      if (r.counter("keys") == 10 && passes >= 2) {
+        break;
+      }
+    }
+    assertEquals(2, passes);
+    assertEquals(history.get(0), history.get(1));
+  }
+
+  @Test
+  void emptyInput_producesEmptyOutput() {
+    client.createTable("empty", BulkIO.textTable(), true);
+    Job job = Job.named("empty").input("empty", Serdes.LONG, Serdes.STRING)
+        .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
+        .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
+        .output("out-empty").overwrite().build();
+    JobResult r = client.submit(job).await();
+    assertEquals(0, client.count("out-empty"));
+    assertEquals(0, r.stages().get(0).recordsIn());
+  }
+
+  @Test
+  void missingInput_failsNamingTheTable() {
+    Job job = Job.named("missing").input("no-such-table", Serdes.LONG, Serdes.STRING)
+        .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
+        .output("out-missing").build();
+    JobFailedException e = assertThrows(JobFailedException.class, () -> client.submit(job).await());
+    assertTrue(e.getMessage().contains("no-such-table"), e.getMessage());
+  }
+}

@@ -1,0 +1,78 @@
+package org.sss.client.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sss.client.BulkWriter;
+import org.sss.client.ScanOptions;
+import org.sss.client.SssClient;
+import org.sss.client.TableScan;
+import org.sss.client.cluster.LocalProcessCluster;
+import org.sss.client.io.BulkIO;
+import org.sss.core.api.Pair;
+import org.sss.core.api.Serdes;
+import org.sss.core.proto.TableInfo;
+
+/** A server process killed mid-job: the job fails naming the node; after a restart jobs are correct again. */
+class NodeLossTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void killNodeMidJob_failsNamingNodeThenRecovers() throws Exception {
+    LocalProcessCluster cluster = LocalProcessCluster.start(dir, 3, 0, "512m");
+    try {
+      try (SssClient client = SssClient.connect(cluster.spec())) {
+        client.createTable("rows", BulkIO.textTable(), false);
+        try (BulkWriter w = client.writer("rows")) {
+          for (long i = 1; i <= 30_000; i++) {
+            w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
+          }
+        }
+        Job slow = Job.named("slow").input("rows", Serdes.LONG, Serdes.STRING)
+            .map(TestJobs.Slow.class, Serdes.LONG, Serdes.LONG)
+            .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
+            .output("out").overwrite().build();
+        RunningJob job = client.submit(slow);
+        Thread.sleep(1500);
+        cluster.kill(1);
+        long t0 = System.nanoTime();
+        JobFailedException e = assertThrows(JobFailedException.class, job::await);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        assertTrue(seconds < 30, "failure took " + seconds + " s");
+        assertTrue(e.getMessage().contains("node 1"), e.getMessage());
+      }
+      cluster = LocalProcessCluster.start(dir, 3, 0, "512m");
+      try (SssClient client = SssClient.connect(cluster.spec())) {
+        for (TableInfo t : client.listTables()) {
+          assertTrue(!t.getName().startsWith("sss-tmp-"), "left behind: " + t.getName());
+        }
+        assertEquals(30_000, client.count("rows"), "user data must survive");
+        client.submit(Job.named("after").input("rows", Serdes.LONG, Serdes.STRING)
+            .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
+            .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
+            .output("out").overwrite().build()).await();
+        Map<Long, Long> actual = new TreeMap<>();
+        try (TableScan s = client.scan("out", ScanOptions.inKeyOrder())) {
+          while (s.hasNext()) {
+            Pair p = s.next();
+            actual.put(Serdes.LONG.decodeKey(p.key()), Serdes.LONG.decodeValue(p.value()));
+          }
+        }
+        Map<Long, Long> expected = new TreeMap<>();
+        for (long k = 0; k < 10; k++) {
+          expected.put(k, 3000L);
+        }
+        assertEquals(expected, actual);
+      }
+    } finally {
+      cluster.stopAll();
+    }
+  }
+}

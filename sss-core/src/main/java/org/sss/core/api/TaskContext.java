@@ -1,0 +1,32 @@
+package org.sss.core.api;
+
+import java.util.Map;
+
+/** What a task knows about where it runs, and where it counts things. */
+public interface TaskContext {
+  /** The job's configuration, as given to the job builder. */
+  Map<String, String> config();
+
+  /** A configuration value, or {@code dflt} when absent. */
+  default String get(String key, String dflt) {
+    return config().getOrDefault(key, dflt);
+  }
+
+  /** A user counter; counters are summed over all tasks and nodes and reported with the job. */
+  Counter counter(String name);
+
+  /** The node this task runs on. */
+  int nodeId();
+
+  /** The input partition this task processes. */
+  int partition();
+
+  /** Counts things; thread-safe. */
+  interface Counter {
+    void increment(long delta);
+
+    default void increment() {
+      increment(1);
+    }
+  }
+}

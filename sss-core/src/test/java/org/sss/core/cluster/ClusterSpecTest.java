@@ -1,0 +1,206 @@
+package org.sss.core.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ClusterSpecTest {
+  @TempDir
+  Path dir;
+
+  private static List<NodeAddress> nodes(int n) {
+    return java.util.stream.IntStream.range(0, n)
+        .mapToObj(i -> new NodeAddress(i, "10.0.0." + (i + 1), 7101 + i))
+        .toList();
+  }
+
+  private static Properties props(String... keyValues) {
+    Properties p = new Properties();
+    for (int i = 0; i < keyValues.length; i += 2) {
+      p.setProperty(keyValues[i], keyValues[i + 1]);
+    }
+    return p;
+  }
+
+  @Test
+  void saveLoad_roundTripsRoundRobinSpec() throws IOException {
+    ClusterSpec spec = ClusterSpec.of(nodes(3), 24, "s3cr3t");
+    Path file = dir.resolve("cluster.properties");
+    spec.save(file);
+    ClusterSpec loaded = ClusterSpec.load(file);
+    assertEquals(spec, loaded);
+    assertEquals(24, loaded.partitionMap().partitions());
+    assertEquals("s3cr3t", loaded.secret());
+    assertEquals(new NodeAddress(2, "10.0.0.3", 7103), loaded.node(2));
+    assertFalse(loaded.tls());
+  }
+
+  @Test
+  void saveLoad_roundTripsExplicitMapTlsAndOddSecret() throws IOException {
+    String secret = "p=ss:wörd #!\\ with spaces ";
+    ClusterSpec spec = new ClusterSpec(nodes(2), PartitionMap.of(new int[] {1, 1, 0, 1, 0}, 2), secret, true);
+    Path file = dir.resolve("cluster.properties");
+    spec.save(file);
+    ClusterSpec loaded = ClusterSpec.load(file);
+    assertEquals(spec, loaded);
+    assertEquals(secret, loaded.secret());
+    assertEquals("1,1,0,1,0", loaded.partitionMap().format());
+    assertTrue(loaded.tls());
+  }
+
+  @Test
+  void save_overwritesAndLeavesNoTempFile() throws IOException {
+    Path file = dir.resolve("cluster.properties");
+    ClusterSpec.of(nodes(1), 4, "old").save(file);
+    ClusterSpec.of(nodes(2), 6, "new").save(file);
+    ClusterSpec loaded = ClusterSpec.load(file);
+    assertEquals("new", loaded.secret());
+    assertEquals(2, loaded.nodeCount());
+    try (var files = Files.list(dir)) {
+      assertEquals(List.of(file), files.toList());
+    }
+  }
+
+  @Test
+  void save_makesFileReadableByOwnerOnly() throws IOException {
+    Path file = dir.resolve("cluster.properties");
+    ClusterSpec.of(nodes(1), 1, "x").save(file);
+    if (Files.getFileStore(file).supportsFileAttributeView("posix")) {
+      assertEquals(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE),
+          Files.getPosixFilePermissions(file));
+    }
+  }
+
+  @Test
+  void fromProperties_defaultsToEightPartitionsPerNodeRoundRobin() {
+    ClusterSpec spec = ClusterSpec.fromProperties(props(
+        "node.0", "a:1", "node.1", "b:2", "node.2", "c:3"));
+    assertEquals(3 * ClusterSpec.DEFAULT_PARTITIONS_PER_NODE, spec.partitionMap().partitions());
+    assertEquals(24, spec.partitionMap().partitions());
+    assertEquals(PartitionMap.roundRobin(24, 3), spec.partitionMap());
+    assertEquals("", spec.secret());
+    assertFalse(spec.tls());
+  }
+
+  @Test
+  void load_readsHandWrittenFile() throws IOException {
+    Path file = dir.resolve("cluster.properties");
+    Files.writeString(file, """
+        # a comment
+        secret = abc
+        partitions = 4
+        node.0 = 127.0.0.1:7101
+        node.1 = localhost : 7102
+        partition.map = 0, 1, 1, 0
+        tls = true
+        """, StandardCharsets.UTF_8);
+    ClusterSpec spec = ClusterSpec.load(file);
+    assertEquals("abc", spec.secret());
+    assertEquals(new NodeAddress(1, "localhost", 7102), spec.node(1));
+    assertEquals(List.of(0, 3), spec.partitionMap().partitionsOf(0));
+    assertTrue(spec.tls());
+  }
+
+  @Test
+  void fromProperties_rejectsUnknownKeysNamingThem() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> ClusterSpec.fromProperties(props("node.0", "a:1", "partitons", "8", "secrets", "x")));
+    assertTrue(e.getMessage().contains("partitons"), e.getMessage());
+    assertTrue(e.getMessage().contains("secrets"), e.getMessage());
+  }
+
+  @Test
+  void load_errorNamesFileAndUnknownKey() throws IOException {
+    Path file = dir.resolve("bad.properties");
+    try (Writer w = Files.newBufferedWriter(file)) {
+      props("node.0", "a:1", "colour", "blue").store(w, null);
+    }
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ClusterSpec.load(file));
+    assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
+    assertTrue(e.getMessage().contains("colour"), e.getMessage());
+  }
+
+  @Test
+  void fromProperties_rejectsGapInNodeNumbering() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> ClusterSpec.fromProperties(props("node.0", "a:1", "node.2", "c:3")));
+    assertTrue(e.getMessage().contains("gaps"), e.getMessage());
+  }
+
+  @Test
+  void fromProperties_rejectsNodesNotStartingAtZero() {
+    assertThrows(IllegalArgumentException.class,
+        () -> ClusterSpec.fromProperties(props("node.1", "a:1", "node.2", "c:3")));
+  }
+
+  @Test
+  void fromProperties_rejectsNoNodes() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> ClusterSpec.fromProperties(props("secret", "x")));
+    assertTrue(e.getMessage().contains("no nodes"), e.getMessage());
+  }
+
+  @Test
+  void fromProperties_rejectsPartitionMapLengthMismatch() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> ClusterSpec.fromProperties(props(
+            "node.0", "a:1", "node.1", "b:2", "partitions", "4", "partition.map", "0,1,0")));
+    assertTrue(e.getMessage().contains("3 entries"), e.getMessage());
+    assertTrue(e.getMessage().contains("partitions=4"), e.getMessage());
+  }
+
+  @Test
+  void fromProperties_rejectsPartitionMapWithUnknownOrIdleNode() {
+    assertThrows(IllegalArgumentException.class, () -> ClusterSpec.fromProperties(props(
+        "node.0", "a:1", "node.1", "b:2", "partitions", "3", "partition.map", "0,1,2")));
+    assertThrows(IllegalArgumentException.class, () -> ClusterSpec.fromProperties(props(
+        "node.0", "a:1", "node.1", "b:2", "partitions", "3", "partition.map", "0,0,0")));
+  }
+
+  @Test
+  void fromProperties_rejectsNonNumericPartitions() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> ClusterSpec.fromProperties(props("node.0", "a:1", "partitions", "many")));
+    assertTrue(e.getMessage().contains("many"), e.getMessage());
+  }
+
+  @Test
+  void fromProperties_rejectsBadNodeAddress() {
+    IllegalArgumentException noPort = assertThrows(IllegalArgumentException.class,
+        () -> ClusterSpec.fromProperties(props("node.0", "hostonly")));
+    assertTrue(noPort.getMessage().contains("node.0"), noPort.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> ClusterSpec.fromProperties(props("node.0", "h:99999")));
+    assertThrows(IllegalArgumentException.class, () -> ClusterSpec.fromProperties(props("node.0", "h:port")));
+  }
+
+  @Test
+  void constructor_rejectsMapForOtherNodeCount() {
+    assertThrows(IllegalArgumentException.class,
+        () -> new ClusterSpec(nodes(2), PartitionMap.roundRobin(8, 3), "", false));
+  }
+
+  @Test
+  void constructor_rejectsNodeIdsOutOfOrder() {
+    List<NodeAddress> swapped = List.of(new NodeAddress(1, "a", 1), new NodeAddress(0, "b", 2));
+    assertThrows(IllegalArgumentException.class,
+        () -> new ClusterSpec(swapped, PartitionMap.roundRobin(2, 2), "", false));
+  }
+
+  @Test
+  void constructor_nullSecretBecomesEmpty() {
+    assertEquals("", new ClusterSpec(nodes(1), PartitionMap.roundRobin(1, 1), null, false).secret());
+  }
+}

@@ -1,0 +1,168 @@
+package org.sss.server.execution;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.sss.core.api.Emitter;
+import org.sss.core.api.Mapper;
+import org.sss.core.api.Reducer;
+import org.sss.core.api.Serde;
+import org.sss.core.cluster.PartitionMap;
+import org.sss.kvs.KeyRanges;
+import org.sss.kvs.StoreCursor;
+
+/**
+ * Maps one partition of the input table.
+ *
+ * <h2>Threads</h2>
+ * A reader thread scans the partition into chunks and hands them over a bounded queue
+ * ({@link #CHUNKS_AHEAD} chunks) to the task thread, which decodes pairs, calls the mapper,
+ * and feeds the shuffle, whose sends complete on network threads. Reading, computing and
+ * sending thus overlap, and neither side can run ahead by more than a few chunks.
+ */
+final class MapTask<KI, VI, KO, VO> implements Runnable {
+  static final int CHUNKS_AHEAD = 4;
+  static final int CHUNK_PAIRS = 2048;
+  static final long CHUNK_BYTES = 1 << 20;
+  /** Values a task's combiner may hold before it flushes (about 50 MB of small objects). */
+  static final long COMBINE_BUDGET = 1_000_000;
+  private static final List<byte[][]> END = new ArrayList<>();
+
+  private final StageContext stage;
+  private final int partition;
+  private final ExecutorService readers;
+
+  MapTask(StageContext stage, int partition, ExecutorService readers) {
+    this.stage = stage;
+    this.partition = partition;
+    this.readers = readers;
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public void run() {
+    var spec = stage.spec;
+    Mapper<KI, VI, KO, VO> mapper;
+    Serde<KI> inKey;
+    Serde<VI> inValue;
+    Serde<KO> outKey;
+    Serde<VO> outValue;
+    try {
+      mapper = UserClasses.create(stage.loader, spec.getFunctionClass(), Mapper.class);
+      inKey = stage.serde(spec.getInputKeySerde());
+      inValue = stage.serde(spec.getInputValueSerde());
+      outKey = stage.serde(spec.getOutputKeySerde());
+      outValue = stage.serde(spec.getOutputValueSerde());
+    } catch (RuntimeException e) {
+      throw new UserCodeException(stage.where("map", partition), e);
+    }
+    ShuffleWriter writer = new ShuffleWriter(stage.shuffle, stage.partitioner());
+    Reducer<KO, VO, KO, VO> combinerFn = stage.combiner();
+    CombiningBuffer<KO, VO> combiner = combinerFn == null ? null
+        : new CombiningBuffer<>(combinerFn, outKey, outValue, writer, COMBINE_BUDGET);
+    Emitter<KO, VO> emitter = (k, v) -> {
+      stage.recordsOut.increment();
+      try {
+        if (combiner != null) {
+          combiner.add(k, v);
+        } else {
+          writer.write(outKey.encodeKey(k), outValue.encodeValue(v));
+        }
+      } catch (RuntimeException e) {
+        throw e;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new StageAborted();
+      } catch (Exception e) {
+        throw new RuntimeException(e);
+      }
+    };
+    BlockingQueue<List<byte[][]>> chunks = new ArrayBlockingQueue<>(CHUNKS_AHEAD);
+    var reading = readers.submit(() -> read(chunks));
+    boolean ok = false;
+    int suffix = spec.getInputMultiValued() ? ShuffleWriter.UNIQUIFIER_BYTES : 0;
+    try {
+      mapper.setup(stage.taskContext(partition));
+      while (true) {
+        List<byte[][]> chunk = chunks.poll(200, TimeUnit.MILLISECONDS);
+        if (stage.stopping()) {
+          throw new StageAborted();
+        }
+        if (chunk == null) {
+          continue;
+        }
+        if (chunk == END) {
+          break;
+        }
+        for (byte[][] pair : chunk) {
+          byte[] stored = pair[0];
+          stage.recordsIn.increment();
+          mapper.map(inKey.decodeKey(Arrays.copyOfRange(stored, PartitionMap.PREFIX_BYTES, stored.length - suffix)),
+              inValue.decodeValue(pair[1]), emitter);
+        }
+      }
+      reading.get();
+      mapper.cleanup(emitter);
+      if (combiner != null) {
+        combiner.flush();
+      }
+      writer.finish();
+      ok = true;
+    } catch (StageAborted e) {
+      throw e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StageAborted();
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException("reading partition " + partition + " failed: " + e.getCause(), e.getCause());
+    } catch (Throwable e) {
+      throw new UserCodeException(stage.where("map", partition), e);
+    } finally {
+      if (!ok) {
+        reading.cancel(true);
+        writer.discard();
+      }
+    }
+  }
+
+  /** The reader: scans the partition into chunks until done or the stage stops. */
+  private Void read(BlockingQueue<List<byte[][]>> chunks) throws InterruptedException {
+    List<byte[][]> ranges = new ArrayList<>();
+    ranges.add(KeyRanges.partition(partition, new byte[0]));
+    try (StoreCursor c = stage.input.scanRanges(ranges, false)) {
+      List<byte[][]> chunk = new ArrayList<>(CHUNK_PAIRS);
+      long bytes = 0;
+      for (; c.valid(); c.next()) {
+        byte[] k = c.key();
+        byte[] v = c.value();
+        chunk.add(new byte[][] {k, v});
+        bytes += k.length + v.length;
+        if (chunk.size() >= CHUNK_PAIRS || bytes >= CHUNK_BYTES) {
+          if (!offer(chunks, chunk)) {
+            return null;
+          }
+          chunk = new ArrayList<>(CHUNK_PAIRS);
+          bytes = 0;
+        }
+      }
+      if (!chunk.isEmpty() && !offer(chunks, chunk)) {
+        return null;
+      }
+      offer(chunks, END);
+    }
+    return null;
+  }
+
+  private boolean offer(BlockingQueue<List<byte[][]>> chunks, List<byte[][]> chunk) throws InterruptedException {
+    while (!chunks.offer(chunk, 200, TimeUnit.MILLISECONDS)) {
+      if (stage.stopping()) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

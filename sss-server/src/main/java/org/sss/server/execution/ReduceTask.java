@@ -1,0 +1,170 @@
+package org.sss.server.execution;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.sss.core.api.Emitter;
+import org.sss.core.api.Reducer;
+import org.sss.core.api.Serde;
+import org.sss.core.cluster.PartitionMap;
+import org.sss.kvs.KeyRanges;
+import org.sss.kvs.StoreCursor;
+
+/**
+ * Reduces one partition of a multi-valued table.
+ *
+ * <h2>Grouping</h2>
+ * The partition's stored keys are {@code partition | key | uniquifier}; one forward scan visits
+ * them sorted, so all values of a key are adjacent. The task walks the cursor once: for each
+ * run of equal keys it calls {@code reduce} with an iterable that reads values straight from
+ * the cursor and ends where the key changes. Nothing but the current pair is held, so a key
+ * with tens of millions of values reduces in constant heap. Values the reducer does not read
+ * are skipped.
+ */
+final class ReduceTask<K, VI, KO, VO> implements Runnable {
+  private final StageContext stage;
+  private final int partition;
+
+  ReduceTask(StageContext stage, int partition) {
+    this.stage = stage;
+    this.partition = partition;
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public void run() {
+    var spec = stage.spec;
+    Reducer<K, VI, KO, VO> reducer;
+    Serde<K> inKey;
+    Serde<VI> inValue;
+    Serde<KO> outKey;
+    Serde<VO> outValue;
+    try {
+      reducer = UserClasses.create(stage.loader, spec.getFunctionClass(), Reducer.class);
+      inKey = stage.serde(spec.getInputKeySerde());
+      inValue = stage.serde(spec.getInputValueSerde());
+      outKey = stage.serde(spec.getOutputKeySerde());
+      outValue = stage.serde(spec.getOutputValueSerde());
+    } catch (RuntimeException e) {
+      throw new UserCodeException(stage.where("reduce", partition), e);
+    }
+    ShuffleWriter writer = new ShuffleWriter(stage.shuffle, stage.partitioner());
+    Emitter<KO, VO> emitter = (k, v) -> {
+      stage.recordsOut.increment();
+      try {
+        writer.write(outKey.encodeKey(k), outValue.encodeValue(v));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new StageAborted();
+      }
+    };
+    int suffix = spec.getInputMultiValued() ? ShuffleWriter.UNIQUIFIER_BYTES : 0;
+    List<byte[][]> ranges = new ArrayList<>();
+    ranges.add(KeyRanges.partition(partition, new byte[0]));
+    boolean ok = false;
+    try (StoreCursor cursor = stage.input.scanRanges(ranges, false)) {
+      reducer.setup(stage.taskContext(partition));
+      Group group = new Group(cursor, suffix);
+      long keys = 0;
+      while (group.start()) {
+        if ((++keys & 255) == 0 && stage.stopping()) {
+          throw new StageAborted();
+        }
+        K key = inKey.decodeKey(group.key);
+        reducer.reduce(key, () -> new Iterator<VI>() {
+          @Override
+          public boolean hasNext() {
+            return group.hasValue();
+          }
+
+          @Override
+          public VI next() {
+            if (!group.hasValue()) {
+              throw new NoSuchElementException();
+            }
+            return inValue.decodeValue(group.takeValue());
+          }
+        }, emitter);
+        group.skipRest();
+      }
+      reducer.cleanup(emitter);
+      writer.finish();
+      ok = true;
+    } catch (StageAborted e) {
+      throw e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StageAborted();
+    } catch (Throwable e) {
+      throw new UserCodeException(stage.where("reduce", partition), e);
+    } finally {
+      if (!ok) {
+        writer.discard();
+      }
+    }
+  }
+
+  /** Walks the cursor one key group at a time. */
+  private final class Group {
+    private final StoreCursor cursor;
+    private final int suffix;
+    byte[] key;
+    private byte[] currentStored;
+    private boolean pending;
+
+    Group(StoreCursor cursor, int suffix) {
+      this.cursor = cursor;
+      this.suffix = suffix;
+    }
+
+    /** Moves to the next key; false at the end of the partition. */
+    boolean start() {
+      if (!cursor.valid()) {
+        return false;
+      }
+      currentStored = cursor.key();
+      key = Arrays.copyOfRange(currentStored, PartitionMap.PREFIX_BYTES, currentStored.length - suffix);
+      pending = true;
+      return true;
+    }
+
+    boolean hasValue() {
+      if (pending) {
+        return true;
+      }
+      if (!cursor.valid()) {
+        return false;
+      }
+      byte[] stored = cursor.key();
+      if (!sameKey(stored)) {
+        return false;
+      }
+      pending = true;
+      return true;
+    }
+
+    byte[] takeValue() {
+      byte[] v = cursor.value();
+      stage.recordsIn.increment();
+      pending = false;
+      cursor.next();
+      return v;
+    }
+
+    void skipRest() {
+      while (hasValue()) {
+        pending = false;
+        stage.recordsIn.increment();
+        cursor.next();
+      }
+    }
+
+    private boolean sameKey(byte[] stored) {
+      int len = stored.length - suffix - PartitionMap.PREFIX_BYTES;
+      return len == key.length && Arrays.equals(stored, PartitionMap.PREFIX_BYTES,
+          PartitionMap.PREFIX_BYTES + len, key, 0, key.length);
+    }
+  }
+}

@@ -1,0 +1,159 @@
+package org.sss.server.execution;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import org.sss.core.api.Partitioner;
+import org.sss.core.cluster.PartitionMap;
+import org.sss.core.transport.PairBlock;
+import org.sss.kvs.StoreTable;
+
+/**
+ * One task's side of the shuffle: routes each emitted (encoded) pair to the owner of its
+ * partition, into a local write batch or a per-destination send buffer. Not thread-safe: one
+ * per task.
+ *
+ * <p>Stored keys of a multi-valued output are
+ * <pre>
+ *   | partition u16 | encoded key | source node u16 | sequence u64 |
+ * </pre>
+ * The encoded key is prefix-free, so the uniquifier never makes two keys interleave: all
+ * values of one key are adjacent in a sorted scan, which is what the reduce stage reads.
+ */
+final class ShuffleWriter {
+  static final int UNIQUIFIER_BYTES = 10;
+  private static final long SEQUENCE_BLOCK = 1 << 20;
+
+  private final StageShuffle shuffle;
+  private final Partitioner partitioner;
+  private final PartitionMap map;
+  private final ByteBuf[] buffers;
+  private final int[] counts;
+  private StoreTable.Batch local;
+  private long localBytes;
+  private long nextSequence;
+  private long sequenceLimit;
+
+  ShuffleWriter(StageShuffle shuffle, Partitioner partitioner) {
+    this.shuffle = shuffle;
+    this.partitioner = partitioner;
+    this.map = shuffle.map;
+    this.buffers = new ByteBuf[map.nodes()];
+    this.counts = new int[map.nodes()];
+  }
+
+  /** Writes one pair; may block while the destination's send window is full. */
+  void write(byte[] key, byte[] value) throws InterruptedException {
+    int partition = partitioner.partition(key, map, shuffle.self);
+    if (partition < 0 || partition >= map.partitions()) {
+      throw new IllegalArgumentException("partitioner returned partition " + partition
+          + " outside [0, " + map.partitions() + ")");
+    }
+    int node = map.ownerOf(partition);
+    boolean mv = shuffle.multiValued;
+    int storedLength = PartitionMap.PREFIX_BYTES + key.length + (mv ? UNIQUIFIER_BYTES : 0);
+    shuffle.pairsShuffled.incrementAndGet();
+    shuffle.bytesShuffled.addAndGet(key.length + value.length);
+    if (node == shuffle.self) {
+      byte[] stored = new byte[storedLength];
+      stored[0] = (byte) (partition >>> 8);
+      stored[1] = (byte) partition;
+      System.arraycopy(key, 0, stored, 2, key.length);
+      if (mv) {
+        writeUniquifier(stored, 2 + key.length);
+      }
+      if (local == null) {
+        local = shuffle.localTable.newBatch();
+      }
+      local.put(stored, value);
+      localBytes += storedLength + value.length;
+      if (localBytes >= StageShuffle.BATCH_BYTES) {
+        commitLocal();
+      }
+      return;
+    }
+    ByteBuf buf = buffers[node];
+    if (buf == null) {
+      buf = buffers[node] = PooledByteBufAllocator.DEFAULT.directBuffer(64 << 10);
+    }
+    PairBlock.writeVarint(buf, storedLength);
+    buf.writeShort(partition);
+    buf.writeBytes(key);
+    if (mv) {
+      buf.writeShort(shuffle.self);
+      buf.writeLong(sequence());
+    }
+    PairBlock.writeVarint(buf, value.length);
+    buf.writeBytes(value);
+    counts[node]++;
+    if (buf.readableBytes() >= StageShuffle.BATCH_BYTES) {
+      sendBuffer(node);
+    }
+  }
+
+  private void writeUniquifier(byte[] stored, int at) {
+    stored[at] = (byte) (shuffle.self >>> 8);
+    stored[at + 1] = (byte) shuffle.self;
+    long seq = sequence();
+    for (int i = 7; i >= 0; i--) {
+      stored[at + 2 + i] = (byte) seq;
+      seq >>>= 8;
+    }
+  }
+
+  /** Sequence numbers are reserved in blocks so that tasks do not contend on one counter. */
+  private long sequence() {
+    if (nextSequence == sequenceLimit) {
+      nextSequence = shuffle.sequence.getAndAdd(SEQUENCE_BLOCK);
+      sequenceLimit = nextSequence + SEQUENCE_BLOCK;
+    }
+    return nextSequence++;
+  }
+
+  private void commitLocal() {
+    if (local != null) {
+      try {
+        if (local.count() > 0) {
+          local.commit();
+        }
+      } finally {
+        local.close();
+        local = null;
+        localBytes = 0;
+      }
+    }
+  }
+
+  private void sendBuffer(int node) throws InterruptedException {
+    ByteBuf buf = buffers[node];
+    int n = counts[node];
+    buffers[node] = null;
+    counts[node] = 0;
+    if (buf != null && n > 0) {
+      shuffle.send(node, buf, n);
+    } else if (buf != null) {
+      buf.release();
+    }
+  }
+
+  /** Writes and sends everything buffered. Acknowledgements are awaited by the stage. */
+  void finish() throws InterruptedException {
+    commitLocal();
+    for (int node = 0; node < buffers.length; node++) {
+      sendBuffer(node);
+    }
+  }
+
+  /** Drops buffered pairs after a failure. */
+  void discard() {
+    if (local != null) {
+      local.close();
+      local = null;
+    }
+    for (int node = 0; node < buffers.length; node++) {
+      if (buffers[node] != null) {
+        buffers[node].release();
+        buffers[node] = null;
+      }
+    }
+  }
+}

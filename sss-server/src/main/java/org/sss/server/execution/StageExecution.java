@@ -1,0 +1,122 @@
+package org.sss.server.execution;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.sss.core.proto.StageReport;
+import org.sss.core.proto.StageSpec;
+
+/**
+ * One node's part of one stage: a task per local partition of the input table, run on
+ * {@code threads} threads, then the shuffle barrier. The future completes with the node's
+ * report once every task finished and every pair sent was acknowledged, or fails with the
+ * first error (a task's, or a lost peer's); the other tasks then stop at their next check.
+ */
+final class StageExecution {
+  private static final Logger LOG = LoggerFactory.getLogger(StageExecution.class);
+
+  private final StageContext stage;
+  private final List<Integer> partitions;
+  private final int threads;
+  private final ExecutorService readers;
+  private final AtomicInteger tasksDone = new AtomicInteger();
+  private final long startNanos = System.nanoTime();
+  private final CompletableFuture<StageReport> result = new CompletableFuture<>();
+
+  StageExecution(StageContext stage, List<Integer> partitions, int threads, ExecutorService readers) {
+    this.stage = stage;
+    this.partitions = partitions;
+    this.threads = threads;
+    this.readers = readers;
+  }
+
+  CompletableFuture<StageReport> start() {
+    int n = Math.max(1, Math.min(threads, partitions.size()));
+    ExecutorService pool = Executors.newFixedThreadPool(n,
+        new DefaultThreadFactory("sss-node" + stage.nodeId + "-task", true));
+    AtomicInteger remaining = new AtomicInteger(partitions.size());
+    if (partitions.isEmpty()) {
+      finish(pool);
+      return result;
+    }
+    for (int p : partitions) {
+      pool.execute(() -> {
+        try {
+          if (!stage.stopping()) {
+            task(p).run();
+            tasksDone.incrementAndGet();
+          }
+        } catch (StageAborted e) {
+          // the stage's failure or abort is reported once, below
+        } catch (Throwable e) {
+          if (stage.failure.compareAndSet(null, e)) {
+            String m = e.getMessage() == null ? e.toString() : e.getMessage();
+            LOG.warn("{}", m.lines().findFirst().orElse(m));
+          }
+        } finally {
+          if (remaining.decrementAndGet() == 0) {
+            finish(pool);
+          }
+        }
+      });
+    }
+    return result;
+  }
+
+  private Runnable task(int partition) {
+    return stage.spec.getKind() == StageSpec.Kind.MAP
+        ? new MapTask<>(stage, partition, readers)
+        : new ReduceTask<>(stage, partition);
+  }
+
+  /** The barrier: wait for this node's sends to be acknowledged, then report. */
+  private void finish(ExecutorService pool) {
+    pool.shutdown();
+    readers.execute(() -> {
+      try {
+        stage.shuffle.awaitAcks();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      Throwable failure = stage.failure.get();
+      if (failure != null) {
+        result.completeExceptionally(failure);
+      } else if (stage.aborted.get()) {
+        result.completeExceptionally(new StageAbortedException(stage.abortReason));
+      } else {
+        result.complete(report(true));
+      }
+    });
+  }
+
+  void abort(String reason) {
+    stage.abortReason = reason;
+    stage.aborted.set(true);
+  }
+
+  StageReport report(boolean done) {
+    StageReport.Builder r = StageReport.newBuilder()
+        .setTasksDone(tasksDone.get())
+        .setTasksTotal(partitions.size())
+        .setRecordsIn(stage.recordsIn.sum())
+        .setRecordsOut(stage.recordsOut.sum())
+        .setRecordsShuffled(stage.shuffle.pairsShuffled.get())
+        .setBytesShuffled(stage.shuffle.bytesShuffled.get())
+        .setDone(done)
+        .setElapsedNanos(System.nanoTime() - startNanos);
+    stage.counters.forEach((k, v) -> r.putCounters(k, v.sum()));
+    return r.build();
+  }
+
+  /** The stage was aborted on request (cancel, or another node failed). */
+  static final class StageAbortedException extends RuntimeException {
+    StageAbortedException(String reason) {
+      super("aborted: " + reason);
+    }
+  }
+}

@@ -1,0 +1,99 @@
+package org.sss.server.execution;
+
+import io.netty.buffer.ByteBuf;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.sss.core.cluster.PartitionMap;
+import org.sss.core.proto.Request;
+import org.sss.core.proto.ShuffleBatch;
+import org.sss.kvs.StoreTable;
+
+/**
+ * The shuffle of one stage on one node: what every task's {@link ShuffleWriter} shares.
+ *
+ * <h2>Design</h2>
+ * An emitted pair is hashed to its partition and owner. Pairs for this node go straight into
+ * the local store in batches (no network, no copy through a socket). Pairs for another node
+ * are packed into that node's buffer and sent as a {@link ShuffleBatch} when the buffer is
+ * full; the receiver writes the batch in one RocksDB write (WAL off for intermediate tables)
+ * and acknowledges it.
+ *
+ * <h2>Backpressure</h2>
+ * At most {@link #IN_FLIGHT_PER_PEER} batches per destination are unacknowledged at once; a
+ * task that wants to send more blocks. Memory for the shuffle is therefore bounded by
+ * tasks x destinations x batch size plus the in-flight window, whatever the data size.
+ *
+ * <h2>Barrier</h2>
+ * {@link #awaitAcks} returns once every batch sent has been acknowledged: only then does this
+ * node report its part of the stage done, so when every node has reported, every pair of the
+ * stage is in its owner's store.
+ */
+final class StageShuffle {
+  static final int IN_FLIGHT_PER_PEER = 4;
+  static final int BATCH_BYTES = 1 << 20;
+
+  final String jobId;
+  final String table;
+  final boolean multiValued;
+  final int self;
+  final PartitionMap map;
+  final StoreTable localTable;
+  private final PeerLinks peers;
+  private final Semaphore[] inFlight;
+  private final AtomicReference<Throwable> failure;
+  final AtomicLong sequence;
+  final AtomicLong pairsShuffled = new AtomicLong();
+  final AtomicLong bytesShuffled = new AtomicLong();
+
+  StageShuffle(String jobId, String table, boolean multiValued, int self, PartitionMap map,
+               StoreTable localTable, PeerLinks peers, AtomicReference<Throwable> failure, AtomicLong sequence) {
+    this.jobId = jobId;
+    this.table = table;
+    this.multiValued = multiValued;
+    this.self = self;
+    this.map = map;
+    this.localTable = localTable;
+    this.peers = peers;
+    this.failure = failure;
+    this.sequence = sequence;
+    this.inFlight = new Semaphore[map.nodes()];
+    for (int i = 0; i < inFlight.length; i++) {
+      inFlight[i] = new Semaphore(IN_FLIGHT_PER_PEER);
+    }
+  }
+
+  /** Sends a packed batch to {@code node}; blocks while its window is full. Takes the buffer. */
+  void send(int node, ByteBuf batch, int pairs) throws InterruptedException {
+    Semaphore window = inFlight[node];
+    window.acquire();
+    try {
+      peers.get(node).call(Request.newBuilder().setShuffleBatch(ShuffleBatch.newBuilder()
+          .setJobId(jobId).setTable(table).setPairCount(pairs).setSourceNode(self)), batch,
+          PeerLinks.SHUFFLE_TIMEOUT).whenComplete((r, e) -> {
+            window.release();
+            if (e != null) {
+              failure.compareAndSet(null, e);
+            } else {
+              r.release();
+            }
+          });
+    } catch (RuntimeException e) {
+      window.release();
+      failure.compareAndSet(null, e);
+      throw e;
+    }
+  }
+
+  /** Waits until every batch sent so far is acknowledged (or has failed). */
+  void awaitAcks() throws InterruptedException {
+    for (Semaphore s : inFlight) {
+      s.acquire(IN_FLIGHT_PER_PEER);
+      s.release(IN_FLIGHT_PER_PEER);
+    }
+  }
+
+  Throwable failure() {
+    return failure.get();
+  }
+}
