@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
@@ -208,7 +209,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
     raw(shapeName, data, expected);
     if (!skipEmbedded) {
       try (SssCluster cluster = SssCluster.embedded(1)) {
-        client(shapeName, "client-embedded-1", cluster, data, expected);
+        client(shapeName, "client-embedded-1", cluster, new CpuMeter(List.of()), data, expected);
       }
     }
     if (!skipProcesses) {
@@ -225,7 +226,9 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       StoreTable table = store.create(TABLE, options(true), false);
       byte[] k = data.newKey();
       byte[] v = data.newValue();
+      CpuMeter cpu = new CpuMeter(List.of());
       PhaseProgress progress = new PhaseProgress(phase(shapeName, path, "put"), data.pairs(), data.pairBytes(), log);
+      double cpu0 = cpu.seconds();
       long t0 = System.nanoTime();
       StoreTable.Batch batch = table.newBatch();
       try {
@@ -247,13 +250,16 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
         batch.close();
       }
       double seconds = seconds(t0);
+      double cpuSeconds = cpu.seconds() - cpu0;
+      double load = CpuMeter.loadAverage();
       long count = table.count();
       check(count == data.pairs(), path + " put: count " + count + " != " + data.pairs());
       progress.finish("count verified");
-      report.add(new Row(shapeName, path, "put", data.pairs(), seconds, data.totalBytes()));
+      report.add(new Row(shapeName, path, "put", data.pairs(), seconds, data.totalBytes(), cpuSeconds, load));
 
       progress = new PhaseProgress(phase(shapeName, path, "scan"), data.pairs(), data.pairBytes(), log);
       Checksum got = new Checksum();
+      cpu0 = cpu.seconds();
       t0 = System.nanoTime();
       try (StoreCursor c = table.scan(null, null)) {
         byte[] previous = null;
@@ -268,9 +274,11 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
         }
       }
       seconds = seconds(t0);
+      cpuSeconds = cpu.seconds() - cpu0;
       verify(path + " scan", got, expected);
       progress.finish("checksum verified");
-      report.add(new Row(shapeName, path, "scan", data.pairs(), seconds, data.totalBytes()));
+      report.add(new Row(shapeName, path, "scan", data.pairs(), seconds, data.totalBytes(), cpuSeconds,
+          CpuMeter.loadAverage()));
     } finally {
       deleteTree(dir);
     }
@@ -285,7 +293,11 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
     try {
       log.printf("starting 3 server processes (heap %s) in %s%n", serverHeap, dir);
       try (LocalProcessCluster cluster = LocalProcessCluster.start(dir, 3, 0, serverHeap)) {
-        client(shapeName, "client-processes-3", cluster, data, expected);
+        List<Long> pids = new ArrayList<>();
+        for (int i = 0; i < cluster.spec().nodeCount(); i++) {
+          pids.add(cluster.pid(i).orElseThrow(() -> new IllegalStateException("a server process is not running")));
+        }
+        client(shapeName, "client-processes-3", cluster, new CpuMeter(pids), data, expected);
       }
     } finally {
       stopQuietly(dir);
@@ -305,29 +317,32 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
     }
   }
 
-  private void client(String shapeName, String path, SssCluster cluster, BenchPairs data, Checksum expected) {
+  private void client(String shapeName, String path, SssCluster cluster, CpuMeter cpu, BenchPairs data,
+                      Checksum expected) {
     System.gc();
     try (SssClient client = cluster.client()) {
       client.ping();
       client.createTable(TABLE, options(true), false);
-      report.add(put(client, TABLE, shapeName, path, "put", data));
-      report.add(scan(client, shapeName, path, "scan", ScanOptions.anyOrder(), data, expected));
+      report.add(put(client, cpu, TABLE, shapeName, path, "put", data));
+      report.add(scan(client, cpu, shapeName, path, "scan", ScanOptions.anyOrder(), data, expected));
       if (!skipOrderedScan) {
-        report.add(scan(client, shapeName, path, "scan-ordered", ScanOptions.inKeyOrder(), data, expected));
+        report.add(scan(client, cpu, shapeName, path, "scan-ordered", ScanOptions.inKeyOrder(), data, expected));
       }
       client.dropTable(TABLE, false);
       if (!skipWalPut) {
         client.createTable(WAL_TABLE, options(false), false);
-        report.add(put(client, WAL_TABLE, shapeName, path, "put-wal", data));
+        report.add(put(client, cpu, WAL_TABLE, shapeName, path, "put-wal", data));
         client.dropTable(WAL_TABLE, false);
       }
     }
   }
 
-  private Row put(SssClient client, String table, String shapeName, String path, String op, BenchPairs data) {
+  private Row put(SssClient client, CpuMeter cpu, String table, String shapeName, String path, String op,
+                  BenchPairs data) {
     byte[] k = data.newKey();
     byte[] v = data.newValue();
     PhaseProgress progress = new PhaseProgress(phase(shapeName, path, op), data.pairs(), data.pairBytes(), log);
+    double cpu0 = cpu.seconds();
     long t0 = System.nanoTime();
     try (BulkWriter w = client.writer(table)) {
       for (long i = 0; i < data.pairs(); i++) {
@@ -341,16 +356,19 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
           + " pairs acknowledged, " + data.pairs() + " written");
     }
     double seconds = seconds(t0);
+    double cpuSeconds = cpu.seconds() - cpu0;
+    double load = CpuMeter.loadAverage();
     long count = client.count(table);
     check(count == data.pairs(), path + " " + op + ": count " + count + " != " + data.pairs());
     progress.finish("count verified");
-    return new Row(shapeName, path, op, data.pairs(), seconds, data.totalBytes());
+    return new Row(shapeName, path, op, data.pairs(), seconds, data.totalBytes(), cpuSeconds, load);
   }
 
-  private Row scan(SssClient client, String shapeName, String path, String op, ScanOptions options,
+  private Row scan(SssClient client, CpuMeter cpu, String shapeName, String path, String op, ScanOptions options,
                    BenchPairs data, Checksum expected) {
     PhaseProgress progress = new PhaseProgress(phase(shapeName, path, op), data.pairs(), data.pairBytes(), log);
     Checksum got = new Checksum();
+    double cpu0 = cpu.seconds();
     long t0 = System.nanoTime();
     try (TableScan s = client.scan(TABLE, options)) {
       byte[] previous = null;
@@ -367,9 +385,11 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       }
     }
     double seconds = seconds(t0);
+    double cpuSeconds = cpu.seconds() - cpu0;
     verify(path + " " + op, got, expected);
     progress.finish("checksum verified");
-    return new Row(shapeName, path, op, data.pairs(), seconds, data.totalBytes());
+    return new Row(shapeName, path, op, data.pairs(), seconds, data.totalBytes(), cpuSeconds,
+        CpuMeter.loadAverage());
   }
 
   // ---- helpers ----------------------------------------------------------------------------

@@ -41,7 +41,9 @@ import org.sss.server.store.ScanRegistry;
  *
  * <h2>Backpressure</h2>
  * Requests run on the worker pool; when more than {@link #MAX_IN_FLIGHT} of this connection's
- * requests are running or queued, the connection stops reading until some finish.
+ * requests are running or queued, the connection stops reading until some finish. Open scans
+ * also read their next chunk ahead on the same pool (one chunk per scan, see
+ * {@link ScanRegistry}).
  */
 public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<Request>> {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionHandler.class);
