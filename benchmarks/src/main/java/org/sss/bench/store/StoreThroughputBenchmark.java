@@ -73,6 +73,13 @@ import picocli.CommandLine.Option;
  * written pairs (see {@link BenchPairs}). Put times include the final flush (all pairs
  * acknowledged by their node); scan times include reading and hashing every byte returned.
  * Scans run on the data as loaded (no forced compaction) in every path.
+ *
+ * <h2>Warm-up</h2>
+ * The server processes start once and serve every shape, as long-running servers do. Before
+ * its timed operations, every path (raw included) writes and scans {@code --warmup-bytes} of
+ * pairs in a scratch table, untimed, and drops it: without it, the first scan through freshly
+ * started server JVMs cost twice the CPU of later ones (JIT compilation in three JVMs on two
+ * cores), which measured the JIT rather than the store.
  */
 @Command(name = "bench-store", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Measure put and full-scan throughput: raw RocksDB, then through the client into",
@@ -80,6 +87,7 @@ import picocli.CommandLine.Option;
 public final class StoreThroughputBenchmark implements Callable<Integer> {
   static final String TABLE = "bench_store";
   static final String WAL_TABLE = "bench_store_wal";
+  static final String WARMUP_TABLE = "bench_store_warmup";
 
   @Option(names = "--shape", defaultValue = "both",
       description = "small, large or both (default: ${DEFAULT-VALUE})")
@@ -119,6 +127,11 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
   @Option(names = "--server-heap", defaultValue = "2g",
       description = "-Xmx of each server process (default: ${DEFAULT-VALUE})")
   String serverHeap;
+
+  @Option(names = "--warmup-bytes", defaultValue = "67108864",
+      description = "per path and shape, write and scan this many bytes of pairs into a scratch table "
+          + "first, untimed (default: ${DEFAULT-VALUE}; 0: no warm-up)")
+  long warmupBytes;
 
   @Option(names = "--skip-processes", description = "skip the 3-process cluster")
   boolean skipProcesses;
@@ -169,12 +182,34 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
     report.setting("client writer", "SssClient.writer(table): 1 MiB batches, 4 in flight per node");
     report.setting("server heap (processes)", serverHeap);
     report.setting("work dir", workDir.toAbsolutePath().toString());
+    report.setting("warm-up", warmupBytes == 0 ? "none" : String.format(Locale.ROOT,
+        "per path and shape, %.0f MiB of pairs written and scanned in a scratch table, untimed, then dropped",
+        warmupBytes / 1048576.0));
     long t0 = System.nanoTime();
-    if (!shape.equals("large")) {
-      runShape(shapeName(valueBytes), new BenchPairs(pairs, valueBytes));
+    Path clusterDir = skipProcesses ? null : Files.createTempDirectory(workDir, "sss-bench-cluster-");
+    Thread stopOnExit = new Thread(() -> stopQuietly(clusterDir), "sss-bench-stop-cluster");
+    if (clusterDir != null) {
+      Runtime.getRuntime().addShutdownHook(stopOnExit);
     }
-    if (!shape.equals("small")) {
-      runShape(shapeName(largeValueBytes), new BenchPairs(largePairs, largeValueBytes));
+    try {
+      LocalProcessCluster processes = null;
+      if (clusterDir != null) {
+        // started once and kept for every shape, as servers are: the later shapes meet warm JVMs
+        log.printf("starting 3 server processes (heap %s) in %s%n", serverHeap, clusterDir);
+        processes = LocalProcessCluster.start(clusterDir, 3, 0, serverHeap);
+      }
+      if (!shape.equals("large")) {
+        runShape(shapeName(valueBytes), new BenchPairs(pairs, valueBytes), processes);
+      }
+      if (!shape.equals("small")) {
+        runShape(shapeName(largeValueBytes), new BenchPairs(largePairs, largeValueBytes), processes);
+      }
+    } finally {
+      if (clusterDir != null) {
+        stopQuietly(clusterDir);
+        Runtime.getRuntime().removeShutdownHook(stopOnExit);
+        deleteTree(clusterDir);
+      }
     }
     report.setting("total run time", String.format(Locale.ROOT, "%.0f s", (System.nanoTime() - t0) / 1e9));
     report.write(out);
@@ -200,7 +235,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
     return TableOptions.newBuilder().setCompression(c).setDisableWal(disableWal).build();
   }
 
-  private void runShape(String shapeName, BenchPairs data) throws IOException {
+  private void runShape(String shapeName, BenchPairs data, LocalProcessCluster processes) throws IOException {
     log.printf("%n== shape %s: %,d pairs, %.1f MB ==%n", shapeName, data.pairs(), data.totalBytes() / 1e6);
     long t0 = System.nanoTime();
     Checksum expected = data.expected();
@@ -212,8 +247,12 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
         client(shapeName, "client-embedded-1", cluster, new CpuMeter(List.of()), data, expected);
       }
     }
-    if (!skipProcesses) {
-      processes(shapeName, data, expected);
+    if (processes != null) {
+      List<Long> pids = new ArrayList<>();
+      for (int i = 0; i < processes.spec().nodeCount(); i++) {
+        pids.add(processes.pid(i).orElseThrow(() -> new IllegalStateException("a server process is not running")));
+      }
+      client(shapeName, "client-processes-3", processes, new CpuMeter(pids), data, expected);
     }
   }
 
@@ -223,6 +262,31 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
     String path = ResultReport.RAW;
     Path dir = Files.createTempDirectory(workDir, "sss-bench-raw-");
     try (NodeStore store = NodeStore.open(dir)) {
+      long warm = warmupPairs(data);
+      if (warm > 0) {
+        StoreTable scratch = store.create(WARMUP_TABLE, options(true), false);
+        byte[] k = data.newKey();
+        byte[] v = data.newValue();
+        for (long i = 0; i < warm; ) {
+          try (StoreTable.Batch batch = scratch.newBatch()) {
+            for (; i < warm && batch.count() < batchPairs; i++) {
+              BenchPairs.key(i, k);
+              BenchPairs.value(i, v);
+              batch.put(k, v);
+            }
+            batch.commit();
+          }
+        }
+        Checksum scanned = new Checksum();
+        try (StoreCursor c = scratch.scan(null, null)) {
+          for (; c.valid(); c.next()) {
+            scanned.add(c.key(), c.value());
+          }
+        }
+        check(scanned.count() == warm, path + " warm-up: scanned " + scanned.count() + " of " + warm);
+        store.drop(WARMUP_TABLE, false);
+        log.printf("%s: warm-up of %,d pairs done (untimed)%n", phase(shapeName, path, ""), warm);
+      }
       StoreTable table = store.create(TABLE, options(true), false);
       byte[] k = data.newKey();
       byte[] v = data.newValue();
@@ -286,30 +350,10 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
 
   // ---- through the client -----------------------------------------------------------------
 
-  private void processes(String shapeName, BenchPairs data, Checksum expected) throws IOException {
-    Path dir = Files.createTempDirectory(workDir, "sss-bench-cluster-");
-    Thread stopOnExit = new Thread(() -> stopQuietly(dir), "sss-bench-stop-cluster");
-    Runtime.getRuntime().addShutdownHook(stopOnExit);
-    try {
-      log.printf("starting 3 server processes (heap %s) in %s%n", serverHeap, dir);
-      try (LocalProcessCluster cluster = LocalProcessCluster.start(dir, 3, 0, serverHeap)) {
-        List<Long> pids = new ArrayList<>();
-        for (int i = 0; i < cluster.spec().nodeCount(); i++) {
-          pids.add(cluster.pid(i).orElseThrow(() -> new IllegalStateException("a server process is not running")));
-        }
-        client(shapeName, "client-processes-3", cluster, new CpuMeter(pids), data, expected);
-      }
-    } finally {
-      stopQuietly(dir);
-      Runtime.getRuntime().removeShutdownHook(stopOnExit);
-      deleteTree(dir);
-    }
-  }
-
   /** Stops whatever nodes of the cluster in {@code dir} still run (also after a failed start). */
   private static void stopQuietly(Path dir) {
     try {
-      if (Files.exists(dir.resolve("cluster.properties"))) {
+      if (dir != null && Files.exists(dir.resolve("cluster.properties"))) {
         LocalProcessCluster.attach(dir).stopAll();
       }
     } catch (IOException | RuntimeException ignored) {
@@ -322,6 +366,29 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
     System.gc();
     try (SssClient client = cluster.client()) {
       client.ping();
+      long warm = warmupPairs(data);
+      if (warm > 0) {
+        client.createTable(WARMUP_TABLE, options(true), false);
+        byte[] k = data.newKey();
+        byte[] v = data.newValue();
+        try (BulkWriter w = client.writer(WARMUP_TABLE)) {
+          for (long i = 0; i < warm; i++) {
+            BenchPairs.key(i, k);
+            BenchPairs.value(i, v);
+            w.put(k, v);
+          }
+        }
+        Checksum scanned = new Checksum();
+        try (TableScan scan = client.scan(WARMUP_TABLE, ScanOptions.anyOrder())) {
+          while (scan.hasNext()) {
+            Pair p = scan.next();
+            scanned.add(p.key(), p.value());
+          }
+        }
+        check(scanned.count() == warm, path + " warm-up: scanned " + scanned.count() + " of " + warm);
+        client.dropTable(WARMUP_TABLE, false);
+        log.printf("%s: warm-up of %,d pairs done (untimed)%n", phase(shapeName, path, ""), warm);
+      }
       client.createTable(TABLE, options(true), false);
       report.add(put(client, cpu, TABLE, shapeName, path, "put", data));
       report.add(scan(client, cpu, shapeName, path, "scan", ScanOptions.anyOrder(), data, expected));
@@ -395,7 +462,12 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
   // ---- helpers ----------------------------------------------------------------------------
 
   private static String phase(String shapeName, String path, String op) {
-    return "[" + shapeName + " " + path + " " + op + "]";
+    return "[" + shapeName + " " + path + (op.isEmpty() ? "" : " " + op) + "]";
+  }
+
+  /** Pairs of the untimed warm-up: {@code --warmup-bytes} worth, at most the measured count. */
+  private long warmupPairs(BenchPairs data) {
+    return Math.min(data.pairs(), warmupBytes / data.pairBytes());
   }
 
   private static double seconds(long startNanos) {
