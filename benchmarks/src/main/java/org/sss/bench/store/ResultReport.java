@@ -52,6 +52,7 @@ final class ResultReport {
     machine.put("OS", System.getProperty("os.name") + " " + System.getProperty("os.version")
         + " " + System.getProperty("os.arch"));
     machine.put("Java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+    machine.put("code", gitDescription());
     machine.put("JVM flags", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
         .filter(a -> !a.startsWith("-Dsss.server.classpath")).toList()));
   }
@@ -128,6 +129,21 @@ final class ResultReport {
     b.append(String.format(Locale.ROOT, "- load average at start / end: %.2f / %.2f%n", loadAtStart,
         ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()));
     return b.toString();
+  }
+
+  /** The commit the benchmark runs from, when run inside a git checkout. */
+  private static String gitDescription() {
+    try {
+      Process p = new ProcessBuilder("git", "describe", "--always", "--dirty", "--abbrev=12")
+          .redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+      return p.waitFor() == 0 && !out.isEmpty() ? "git " + out : "unknown";
+    } catch (IOException | RuntimeException e) {
+      return "unknown";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "unknown";
+    }
   }
 
   private static String memTotal() {
