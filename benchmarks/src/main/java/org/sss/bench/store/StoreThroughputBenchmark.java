@@ -153,6 +153,8 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       + "benchmarks/target/lib/*' org.sss.bench.store.StoreThroughputBenchmark";
 
   private final PrintStream log = System.out;
+  /** Directories this run created, deleted at the end (also on Ctrl-C). */
+  private final List<Path> scratchDirs = new java.util.concurrent.CopyOnWriteArrayList<>();
   private ResultReport report;
 
   public static void main(String[] args) {
@@ -187,9 +189,14 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
         warmupBytes / 1048576.0));
     long t0 = System.nanoTime();
     Path clusterDir = skipProcesses ? null : Files.createTempDirectory(workDir, "sss-bench-cluster-");
-    Thread stopOnExit = new Thread(() -> stopQuietly(clusterDir), "sss-bench-stop-cluster");
+    // on Ctrl-C or kill: stop the servers and delete what this run created
+    Thread cleanUpOnExit = new Thread(() -> {
+      stopQuietly(clusterDir);
+      scratchDirs.forEach(StoreThroughputBenchmark::deleteTree);
+    }, "sss-bench-clean-up");
+    Runtime.getRuntime().addShutdownHook(cleanUpOnExit);
     if (clusterDir != null) {
-      Runtime.getRuntime().addShutdownHook(stopOnExit);
+      scratchDirs.add(clusterDir);
     }
     try {
       LocalProcessCluster processes = null;
@@ -205,11 +212,13 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
         runShape(shapeName(largeValueBytes), new BenchPairs(largePairs, largeValueBytes), processes);
       }
     } finally {
-      if (clusterDir != null) {
-        stopQuietly(clusterDir);
-        Runtime.getRuntime().removeShutdownHook(stopOnExit);
-        deleteTree(clusterDir);
+      stopQuietly(clusterDir);
+      try {
+        Runtime.getRuntime().removeShutdownHook(cleanUpOnExit);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook runs anyway
       }
+      scratchDirs.forEach(StoreThroughputBenchmark::deleteTree);
     }
     report.setting("total run time", String.format(Locale.ROOT, "%.0f s", (System.nanoTime() - t0) / 1e9));
     report.write(out);
@@ -261,6 +270,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
   private void raw(String shapeName, BenchPairs data, Checksum expected) throws IOException {
     String path = ResultReport.RAW;
     Path dir = Files.createTempDirectory(workDir, "sss-bench-raw-");
+    scratchDirs.add(dir);
     try (NodeStore store = NodeStore.open(dir)) {
       long warm = warmupPairs(data);
       if (warm > 0) {
