@@ -48,7 +48,7 @@ up() {
   local cp="${SSS_SERVER_CP:-}"
   if [[ -z "$cp" ]]; then
     [[ -d "$SSS_HOME/benchmarks/target/lib" ]] || (cd "$SSS_HOME" && mvn -q -B -DskipTests package)
-    cp="$(ls "$SSS_HOME"/benchmarks/target/lib/*.jar | grep -Ev '/(hadoop-|spark-|scala-)' | tr '\n' ':')"
+    cp="$(ls "$SSS_HOME"/benchmarks/target/lib/*.jar | grep -E '/(sss-|rocksdbjni|netty-|protobuf-java|guava|failureaccess|listenablefuture|jspecify|error_prone|j2objc|jsr305|slf4j-api|logback-|picocli)' | tr '\n' ':')"
   fi
   : > "$state"
   ip link add "$bridge" type bridge

@@ -99,8 +99,8 @@ public final class BulkWriter implements AutoCloseable {
       channels.get(node).call(Request.newBuilder().setPutBatch(
           PutBatch.newBuilder().setTable(table).setPairCount(n)), buf)
           .whenComplete((r, e) -> {
-            // record the outcome before releasing the permit: flush() returns once it holds
-            // every permit, and must then see every failure and acknowledgement
+            // Record the outcome before giving the permit back: flush() returns as soon as it
+            // holds every permit, and must then see this batch's failure.
             if (e != null) {
               failure.compareAndSet(null, NodeChannels.unwrap(e));
             } else {

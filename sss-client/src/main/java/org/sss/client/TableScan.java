@@ -181,6 +181,8 @@ public final class TableScan implements Iterator<Pair>, AutoCloseable {
     private boolean requesting;
     private boolean done;
     private boolean closed;
+    /** True once a ScanClose for the cursor went out. */
+    private boolean closeSent;
     private int waiting;
 
     NodeStream(Connection connection) {
@@ -216,6 +218,8 @@ public final class TableScan implements Iterator<Pair>, AutoCloseable {
           frame.release();
         }
         boolean requestMore;
+        boolean abandoned;
+        long id;
         synchronized (this) {
           requesting = false;
           cursor = frame.header().getScan().getCursor();
@@ -225,6 +229,17 @@ public final class TableScan implements Iterator<Pair>, AutoCloseable {
           if (requestMore) {
             requesting = true;
           }
+          // closed before the server told us the cursor: close it now, or the node keeps it
+          // (and its snapshot) open until the connection ends
+          abandoned = closed && !done && !closeSent;
+          if (abandoned) {
+            closeSent = true;
+          }
+          id = cursor;
+        }
+        if (abandoned) {
+          sendClose(id);
+          return;
         }
         if (!pairs.isEmpty()) {
           deliver(new Chunk(this, pairs, null));
@@ -275,8 +290,15 @@ public final class TableScan implements Iterator<Pair>, AutoCloseable {
         }
         closed = true;
         id = done ? 0 : cursor;
+        closeSent = id != 0;
       }
-      if (id != 0 && connection.isActive()) {
+      if (id != 0) {
+        sendClose(id);
+      }
+    }
+
+    private void sendClose(long id) {
+      if (connection.isActive()) {
         connection.call(Request.newBuilder().setScanClose(ScanClose.newBuilder().setCursor(id)))
             .whenComplete((r, e) -> {
               if (r != null) {

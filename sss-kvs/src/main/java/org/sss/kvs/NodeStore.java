@@ -10,6 +10,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.rocksdb.ColumnFamilyDescriptor;
@@ -54,6 +55,12 @@ public final class NodeStore implements AutoCloseable {
   private final ColumnFamilyHandle catalog;
   private final Map<String, StoreTable> tables = new ConcurrentHashMap<>();
   private final Object ddlLock = new Object();
+  private final Map<String, CompletableFuture<Void>> pendingDrops = new ConcurrentHashMap<>();
+  private final java.util.concurrent.ExecutorService dropper = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "sss-table-dropper");
+    t.setDaemon(true);
+    return t;
+  });
 
   private NodeStore(Path dir, RocksDB db, DBOptions dbOptions, ColumnFamilyHandle catalog) {
     this.dir = dir;
@@ -209,6 +216,7 @@ public final class NodeStore implements AutoCloseable {
         }
         throw new StoreException(ErrorCode.TABLE_EXISTS, "table '" + name + "' already exists");
       }
+      awaitPendingDrop(name);
       // Tables with a WAL get a synced catalog entry; for tables without one (intermediate
       // data) a lost entry only means the column family is dropped at the next open.
       try (ColumnFamilyOptions cfOptions = columnFamilyOptions(options);
@@ -241,16 +249,37 @@ public final class NodeStore implements AutoCloseable {
         }
         throw noSuchTable(name);
       }
+      t.retain(); // for the background column family drop below
       try (WriteOptions sync = new WriteOptions().setSync(!t.options().getDisableWal())) {
-        db.delete(catalog, sync, catalogKey(name));
-        db.dropColumnFamily(t.handle());
+        // waits for the table's operations under way; later ones see it dropped
+        t.drop(() -> db.delete(catalog, sync, catalogKey(name)));
       } catch (RocksDBException e) {
+        t.release();
         throw new StoreException(ErrorCode.STORAGE_ERROR, "dropping table '" + name + "' failed: "
             + e.getMessage(), e);
-      } finally {
-        t.markDropped();
       }
+      // The table is gone for every caller from here on; RocksDB's own drop (a MANIFEST and
+      // OPTIONS file rewrite, tens of milliseconds) runs in the background. A crash before it
+      // ran leaves a column family without a catalog entry, which open() drops.
+      pendingDrops.put(name, CompletableFuture.runAsync(() -> {
+        try {
+          db.dropColumnFamily(t.handle());
+        } catch (RocksDBException e) {
+          org.slf4j.LoggerFactory.getLogger(NodeStore.class).warn("dropping column family {} failed: {}",
+              name, e.getMessage());
+        } finally {
+          t.release();
+        }
+      }, dropper));
       return true;
+    }
+  }
+
+  /** Waits for a background drop of {@code name}, so a new table of that name can be created. */
+  private void awaitPendingDrop(String name) {
+    CompletableFuture<Void> pending = pendingDrops.remove(name);
+    if (pending != null) {
+      pending.join();
     }
   }
 
@@ -285,6 +314,12 @@ public final class NodeStore implements AutoCloseable {
   @Override
   public void close() {
     synchronized (ddlLock) {
+      dropper.shutdown();
+      try {
+        dropper.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
       for (StoreTable t : tables.values()) {
         t.markDropped();
       }

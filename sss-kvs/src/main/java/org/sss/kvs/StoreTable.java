@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.EnvOptions;
 import org.rocksdb.IngestExternalFileOptions;
@@ -33,6 +35,12 @@ import org.sss.core.proto.TableOptions;
  * {@link ErrorCode#NO_SUCH_TABLE}; the native handle is released only when the last open
  * cursor closes, because RocksJava frees it immediately and a cursor still using it would
  * crash the process.
+ *
+ * <p>Every other operation (and every call on a {@link Batch}) holds the table's lifecycle lock,
+ * shared, while it uses the handle, and a drop takes it exclusively: a drop waits for the calls
+ * under way, and a call that starts after it fails with {@link ErrorCode#NO_SUCH_TABLE}.
+ * Without that a batch could reach RocksDB after its column family was dropped, which RocksDB
+ * treats as a fatal error that stops every later write on the node, or use a freed handle.
  */
 public final class StoreTable {
   private final RocksDB db;
@@ -43,6 +51,8 @@ public final class StoreTable {
   private final Path ingestDir;
   /** 1 for the table itself plus 1 per open cursor; at 0 the native handle is freed. */
   private final AtomicInteger references = new AtomicInteger(1);
+  /** Shared by operations using the handle, exclusive for dropping; see the class comment. */
+  private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
   private volatile boolean dropped;
 
   StoreTable(RocksDB db, String name, TableOptions options, ColumnFamilyHandle handle, Path ingestDir) {
@@ -68,6 +78,17 @@ public final class StoreTable {
     }
   }
 
+  /** Takes the lifecycle lock (shared) on a live table; the caller unlocks it. */
+  private Lock use() {
+    Lock lock = lifecycle.readLock();
+    lock.lock();
+    if (dropped) {
+      lock.unlock();
+      checkLive();
+    }
+    return lock;
+  }
+
   private StoreException storageError(String what, RocksDBException e) {
     return new StoreException(ErrorCode.STORAGE_ERROR, what + " on table '" + name + "' failed: "
         + e.getMessage(), e);
@@ -79,22 +100,51 @@ public final class StoreTable {
     return new Batch();
   }
 
+  /** A batch assembled in serialized form and written in one call (see {@link PackedBatch}). */
+  public PackedBatch newPackedBatch(int capacity) {
+    Lock lock = use();
+    try {
+      return new PackedBatch(this, handle.getID(), capacity);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Applies a serialized RocksDB write batch whose records name this table's column family.
+   * Refused once the table is dropped: its records would name a dropped column family, which
+   * RocksDB treats as a fatal error that stops every later write on the node.
+   */
+  void writeSerialized(byte[] rep) {
+    Lock lock = use();
+    try (WriteBatch batch = new WriteBatch(rep)) {
+      db.write(writeOptions, batch);
+    } catch (RocksDBException e) {
+      throw storageError("write", e);
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Reads one stored key; null when absent. */
   public byte[] get(byte[] key) {
-    checkLive();
+    Lock lock = use();
     try {
       return db.get(handle, key);
     } catch (RocksDBException e) {
       throw storageError("get", e);
+    } finally {
+      lock.unlock();
     }
   }
 
   /** Reads many stored keys; the list holds null for absent keys, in request order. */
   public List<byte[]> multiGet(List<byte[]> keys) {
-    checkLive();
     if (keys.isEmpty()) {
+      checkLive();
       return new ArrayList<>(); // RocksJava asserts a non-empty key list
     }
+    Lock lock = use();
     try {
       List<ColumnFamilyHandle> handles = new ArrayList<>(keys.size());
       for (int i = 0; i < keys.size(); i++) {
@@ -103,6 +153,8 @@ public final class StoreTable {
       return db.multiGetAsList(handles, keys);
     } catch (RocksDBException e) {
       throw storageError("multi-get", e);
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -130,18 +182,22 @@ public final class StoreTable {
    * when {@code ordered}, merged into one ascending order (used to merge a node's partitions).
    */
   public StoreCursor scanRanges(List<byte[][]> ranges, boolean ordered) {
-    checkLive();
-    references.incrementAndGet();
-    Snapshot snapshot = db.getSnapshot();
-    List<RangeCursor> cursors = new ArrayList<>(ranges.size());
-    for (byte[][] range : ranges) {
-      cursors.add(new RangeCursor(snapshot, range[0], range[1]));
+    Lock lock = use();
+    try {
+      references.incrementAndGet();
+      Snapshot snapshot = db.getSnapshot();
+      List<RangeCursor> cursors = new ArrayList<>(ranges.size());
+      for (byte[][] range : ranges) {
+        cursors.add(new RangeCursor(snapshot, range[0], range[1]));
+      }
+      Runnable release = () -> {
+        db.releaseSnapshot(snapshot);
+        releaseReference();
+      };
+      return ordered ? new MergingCursor(cursors, release) : new ConcatCursor(cursors, release);
+    } finally {
+      lock.unlock();
     }
-    Runnable release = () -> {
-      db.releaseSnapshot(snapshot);
-      releaseReference();
-    };
-    return ordered ? new MergingCursor(cursors, release) : new ConcatCursor(cursors, release);
   }
 
   /** Counts the pairs exactly by scanning keys. */
@@ -157,7 +213,7 @@ public final class StoreTable {
 
   /** Pairs (RocksDB's estimate) and bytes (SST files plus memtables). */
   public TableInfo info() {
-    checkLive();
+    Lock lock = use();
     try {
       long pairs = db.getLongProperty(handle, "rocksdb.estimate-num-keys");
       long bytes = db.getLongProperty(handle, "rocksdb.total-sst-files-size")
@@ -165,6 +221,8 @@ public final class StoreTable {
       return TableInfo.newBuilder().setName(name).setOptions(options).setPairs(pairs).setBytes(bytes).build();
     } catch (RocksDBException e) {
       throw storageError("stats", e);
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -202,11 +260,19 @@ public final class StoreTable {
       deleteQuietly(file);
       return;
     }
+    Lock lock;
+    try {
+      lock = use();
+    } catch (StoreException e) {
+      deleteQuietly(file);
+      throw e;
+    }
     try (IngestExternalFileOptions ingest = new IngestExternalFileOptions().setMoveFiles(true)) {
       db.ingestExternalFile(handle, List.of(file.toString()), ingest);
     } catch (RocksDBException e) {
       throw storageError("ingesting a sorted run", e);
     } finally {
+      lock.unlock();
       deleteQuietly(file);
     }
   }
@@ -221,21 +287,25 @@ public final class StoreTable {
 
   /** Flushes memtables to disk (used before measuring scans and in tests). */
   public void flush() {
-    checkLive();
+    Lock lock = use();
     try (org.rocksdb.FlushOptions f = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
       db.flush(f, handle);
     } catch (RocksDBException e) {
       throw storageError("flush", e);
+    } finally {
+      lock.unlock();
     }
   }
 
   /** Compacts the whole table. */
   public void compact() {
-    checkLive();
+    Lock lock = use();
     try {
       db.compactRange(handle);
     } catch (RocksDBException e) {
       throw storageError("compaction", e);
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -243,10 +313,49 @@ public final class StoreTable {
     return handle;
   }
 
-  /** Marks the table dropped; the caller has removed the column family. */
-  void markDropped() {
-    dropped = true;
+  /** Keeps the native handle alive for a column family drop that runs later. */
+  void retain() {
+    references.incrementAndGet();
+  }
+
+  /** Releases what {@link #retain} kept. */
+  void release() {
     releaseReference();
+  }
+
+  /** Marks the table dropped (once no operation uses it); the caller has removed the column family. */
+  void markDropped() {
+    lifecycle.writeLock().lock();
+    try {
+      if (!dropped) {
+        dropped = true;
+        releaseReference();
+      }
+    } finally {
+      lifecycle.writeLock().unlock();
+    }
+  }
+
+  /** A step of dropping a table that RocksDB may refuse. */
+  interface DropStep {
+    void run() throws RocksDBException;
+  }
+
+  /**
+   * Runs {@code step} (removing the column family) once no operation uses the table, and marks
+   * the table dropped before any other operation can start, whether or not the step succeeded.
+   */
+  void drop(DropStep step) throws RocksDBException {
+    lifecycle.writeLock().lock();
+    try {
+      step.run();
+    } finally {
+      try {
+        markDropped();
+      } finally {
+        lifecycle.writeLock().unlock();
+      }
+    }
   }
 
   private void releaseReference() {
@@ -256,39 +365,49 @@ public final class StoreTable {
     }
   }
 
-  /** An atomic batch of writes. Not thread-safe; one writer fills it. */
+  /**
+   * An atomic batch of writes. Not thread-safe; one writer fills it. Each call holds the
+   * table's lifecycle lock while it uses the handle, so a drop can happen between calls (and
+   * the later calls refuse with {@link ErrorCode#NO_SUCH_TABLE}) but never under one.
+   */
   public final class Batch implements AutoCloseable {
     private final WriteBatch batch = new WriteBatch();
     private int count;
 
     public void put(byte[] key, byte[] value) {
-      checkLive(); // after a drop the native handle may be freed: using it would crash the JVM
+      Lock lock = use(); // after a drop the native handle may be freed: using it would crash the JVM
       try {
         batch.put(handle, key, value);
         count++;
       } catch (RocksDBException e) {
         throw storageError("put", e);
+      } finally {
+        lock.unlock();
       }
     }
 
     /** Adds a pair from direct buffers without copying it onto the Java heap. */
     public void put(ByteBuffer key, ByteBuffer value) {
-      checkLive();
+      Lock lock = use();
       try {
         batch.put(handle, key, value);
         count++;
       } catch (RocksDBException e) {
         throw storageError("put", e);
+      } finally {
+        lock.unlock();
       }
     }
 
     public void delete(byte[] key) {
-      checkLive();
+      Lock lock = use();
       try {
         batch.delete(handle, key);
         count++;
       } catch (RocksDBException e) {
         throw storageError("delete", e);
+      } finally {
+        lock.unlock();
       }
     }
 
@@ -296,13 +415,19 @@ public final class StoreTable {
       return count;
     }
 
-    /** Applies the batch: all of it or, on failure, none of it. */
+    /**
+     * Applies the batch: all of it or, on failure, none of it. Refused once the table is
+     * dropped: RocksDB treats a write to a dropped column family as a fatal error that stops
+     * every later write on the node.
+     */
     public void commit() {
-      checkLive();
+      Lock lock = use();
       try {
         db.write(writeOptions, batch);
       } catch (RocksDBException e) {
         throw storageError("write", e);
+      } finally {
+        lock.unlock();
       }
     }
 

@@ -107,8 +107,13 @@ public final class LocalProcessCluster implements SssCluster {
         return Optional.empty();
       }
       long pid = Long.parseLong(Files.readString(pidFile).trim());
+      Instant written = Files.getLastModifiedTime(pidFile).toInstant();
+      // A pid file outlives its process; the pid may since belong to another process. Ours
+      // started just before its pid file was written.
       return ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
-          .filter(h -> h.info().commandLine().map(c -> c.contains(SERVER_MAIN)).orElse(true))
+          .filter(h -> h.info().startInstant()
+              .map(s -> !s.isAfter(written.plusSeconds(5)) && s.isAfter(written.minusSeconds(120)))
+              .orElse(true))
           .map(ProcessHandle::pid);
     } catch (IOException | NumberFormatException e) {
       return Optional.empty();

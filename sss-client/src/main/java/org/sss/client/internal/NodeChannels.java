@@ -49,6 +49,17 @@ public final class NodeChannels implements AutoCloseable {
     }
   }
 
+  /**
+   * The connection to {@code node} if one is open, else null: for messages that must not wait
+   * for an unreachable node (aborts and cleanup after a failure).
+   */
+  public Connection connectedOrNull(int node) {
+    synchronized (connections) {
+      Connection c = connections[node];
+      return c != null && c.isActive() ? c : null;
+    }
+  }
+
   /** Waits for a future, unwrapping its failure into the {@link SssException} it carries. */
   public static <T> T await(CompletableFuture<T> future, Duration timeout) {
     try {

@@ -88,20 +88,23 @@ final class JobCoordinator implements Runnable {
 
   private JobResult execute(long start) throws Exception {
     TableOptions inputOptions = client.tableStats(job.inputTable).getOptions();
+    trace("stats", start);
     String jarHash = shipJar();
     prepareOutput();
+    trace("prepared output", start);
     int n = job.stages.size();
     List<StageSummary> summaries = new ArrayList<>();
     Map<String, Long> counters = new TreeMap<>();
     List<String> intermediates = new ArrayList<>();
     String input = job.inputTable;
     boolean inputMultiValued = inputOptions.getMultiValued();
+    createAllTables();
+    trace("created tables", start);
     for (int i = 0; i < n; i++) {
       Job.StagePlan plan = job.stages.get(i);
       boolean last = i == n - 1;
-      String output = last ? job.outputTable : "sss-tmp-" + jobId + "-" + i;
+      String output = outputOf(i);
       boolean outputMultiValued = last ? job.multiValuedOutput : !job.stages.get(i + 1).map();
-      createTable(output, last ? outputOptions(plan, outputMultiValued) : intermediateOptions(plan));
       if (!last) {
         intermediates.add(output);
       }
@@ -128,14 +131,24 @@ final class JobCoordinator implements Runnable {
             + "', which is not multi-valued (write it with multiValuedOutput())", null);
       }
       summaries.add(runStage(spec, n, plan.map() ? "map" : "reduce", counters));
+      trace("ran stage " + i, start);
       if (i > 0 && !job.keepIntermediate) {
         client.dropTable(input, true);
+        trace("dropped " + input, start);
       }
       input = output;
       inputMultiValued = outputMultiValued;
     }
     return new JobResult(jobId, summaries, counters, (System.nanoTime() - start) / 1e9,
         job.keepIntermediate ? intermediates : List.of());
+  }
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(JobCoordinator.class);
+
+  private void trace(String what, long start) {
+    if (LOG.isDebugEnabled()) {
+      LOG.debug("job {} {}: {} at {} ms", job.name, jobId, what, String.format("%.1f", (System.nanoTime() - start) / 1e6));
+    }
   }
 
   private String shipJar() throws IOException {
@@ -178,9 +191,29 @@ final class JobCoordinator implements Runnable {
     }
   }
 
-  private void createTable(String name, TableOptions options) {
-    client.createTable(name, options, false);
-    createdTables.add(name);
+  private String outputOf(int stage) {
+    return stage == job.stages.size() - 1 ? job.outputTable : "sss-tmp-" + jobId + "-" + stage;
+  }
+
+  /** Creates every table of the job at once: creating a column family costs a disk sync each. */
+  private void createAllTables() throws Exception {
+    int n = job.stages.size();
+    List<CompletableFuture<Void>> creates = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Job.StagePlan plan = job.stages.get(i);
+      boolean last = i == n - 1;
+      TableOptions options = last ? outputOptions(plan, job.multiValuedOutput) : intermediateOptions(plan);
+      String name = outputOf(i);
+      createdTables.add(name);
+      creates.add(CompletableFuture.runAsync(() -> client.createTable(name, options, false)));
+    }
+    for (CompletableFuture<Void> c : creates) {
+      try {
+        c.get();
+      } catch (java.util.concurrent.ExecutionException e) {
+        throw NodeChannels.unwrap(e);
+      }
+    }
   }
 
   private static TableOptions intermediateOptions(Job.StagePlan plan) {
@@ -317,8 +350,12 @@ final class JobCoordinator implements Runnable {
   /** Aborts the job on every node, waits a bounded time for them to stop, and throws. */
   private void fail(JobFailedException failure, List<CompletableFuture<Frame<Response>>> futures) {
     for (int node = 0; node < channels.spec().nodeCount(); node++) {
+      var connection = channels.connectedOrNull(node);
+      if (connection == null) {
+        continue; // a lost node has nothing to abort, and reconnecting would only delay the failure
+      }
       try {
-        channels.get(node).call(Request.newBuilder().setAbortJob(AbortJob.newBuilder()
+        connection.call(Request.newBuilder().setAbortJob(AbortJob.newBuilder()
             .setJobId(jobId).setReason(failure.getMessage().lines().findFirst().orElse(""))), null, LIVENESS_TIMEOUT)
             .whenComplete((r, e) -> {
               if (r != null) {
@@ -346,11 +383,22 @@ final class JobCoordinator implements Runnable {
     if (!failed) {
       return;
     }
+    List<CompletableFuture<Frame<Response>>> drops = new ArrayList<>();
     for (String t : createdTables) {
+      for (int node = 0; node < channels.spec().nodeCount(); node++) {
+        var connection = channels.connectedOrNull(node);
+        if (connection != null) {
+          // unreachable nodes drop the job's leftovers when they restart
+          drops.add(connection.call(Request.newBuilder().setDropTable(
+              org.sss.core.proto.DropTable.newBuilder().setTable(t).setIfExists(true)), null, LIVENESS_TIMEOUT));
+        }
+      }
+    }
+    for (CompletableFuture<Frame<Response>> d : drops) {
       try {
-        client.dropTable(t, true);
-      } catch (RuntimeException e) {
-        // a node is gone; its tables go when it is wiped or the next drop reaches it
+        d.get(LIVENESS_TIMEOUT.toMillis() + 1000, TimeUnit.MILLISECONDS).release();
+      } catch (Exception ignored) {
+        // best effort
       }
     }
   }

@@ -146,6 +146,29 @@ class JobLifecycleTest {
   }
 
   @Test
+  void clientDisconnectMidJob_nodesAbortAndDropTheJobsTables() throws Exception {
+    Job slow = Job.named("orphan").input("rows", Serdes.LONG, Serdes.STRING)
+        .map(TestJobs.Slow.class, Serdes.LONG, Serdes.LONG)
+        .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
+        .output("out-orphan").overwrite().build();
+    SssClient doomed = cluster.client();
+    doomed.submit(slow);
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (client.listTables().stream().noneMatch(t -> t.getName().startsWith("sss-tmp-"))) {
+      assertTrue(System.nanoTime() < deadline, "the job never started");
+      Thread.sleep(20);
+    }
+    doomed.close();
+    deadline = System.nanoTime() + 10_000_000_000L;
+    while (client.listTables().stream().anyMatch(t -> t.getName().startsWith("sss-tmp-"))) {
+      assertTrue(System.nanoTime() < deadline, "intermediate tables still there 10 s after the client left");
+      Thread.sleep(50);
+    }
+    client.submit(modTen("out-after-orphan")).await();
+    assertModTenCorrect("out-after-orphan");
+  }
+
+  @Test
   void combinerThatChangesKeys_failsNamingTheCombiner() {
     Job bad = Job.named("badcombiner").input("rows", Serdes.LONG, Serdes.STRING)
         .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)

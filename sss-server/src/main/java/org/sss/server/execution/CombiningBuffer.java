@@ -25,8 +25,9 @@ import org.sss.core.api.Serdes;
  * <h2>Memory</h2>
  * When one key has gathered {@link #EAGER_VALUES} values they are combined at once into
  * (usually) one, so a hot key never holds more than a few values. When the map holds more than
- * {@code maxHeld} values (or the task ends), every group is combined and written out, and the
- * map starts empty. Memory is thus bounded by a count of objects, whatever the data size.
+ * {@code maxHeld} values or about {@link #MAX_HELD_BYTES} of them (or the task ends), every
+ * group is combined and written out, and the map starts empty. Memory is thus bounded whatever
+ * the data size.
  *
  * <h2>Contract checks</h2>
  * A combiner must keep its key: output under any other key fails the task with a message
@@ -47,6 +48,9 @@ final class CombiningBuffer<K, V> {
   private final Map<Object, List<V>> groups = new HashMap<>();
   private final List<V> combined = new ArrayList<>(4);
   private long held;
+  private long heldBytes;
+  /** Flush when the held values are estimated at more than this (large values). */
+  static final long MAX_HELD_BYTES = 64L << 20;
   private K combiningKey;
 
   CombiningBuffer(Reducer<K, V, K, V> combiner, Serde<K> keySerde, Serde<V> valueSerde,
@@ -71,7 +75,13 @@ final class CombiningBuffer<K, V> {
     if (immutable(serde)) {
       return UnaryOperator.identity();
     }
-    return key ? t -> serde.decodeKey(serde.encodeKey(t)) : t -> serde.decodeValue(serde.encodeValue(t));
+    return key ? t -> fresh(t, serde.decodeKey(serde.encodeKey(t))) : t -> fresh(t, serde.decodeValue(serde.encodeValue(t)));
+  }
+
+  /** The byte[] serde's round trip returns the caller's own array, which the caller may reuse: clone it. */
+  @SuppressWarnings("unchecked")
+  private static <T> T fresh(T original, T copy) {
+    return copy == original && copy instanceof byte[] b ? (T) b.clone() : copy;
   }
 
   void add(K key, V value) throws Exception {
@@ -83,6 +93,7 @@ final class CombiningBuffer<K, V> {
     }
     values.add(valueCopier.apply(value));
     held++;
+    heldBytes += sizeOf(value);
     if (values.size() >= EAGER_VALUES) {
       held -= values.size();
       List<V> result = combine(key, values);
@@ -90,9 +101,20 @@ final class CombiningBuffer<K, V> {
       values.addAll(result);
       held += values.size();
     }
-    if (held > maxHeld) {
+    if (held > maxHeld || heldBytes > MAX_HELD_BYTES) {
       flush();
     }
+  }
+
+  /** A rough heap size of a value, so that large values flush the buffer early. */
+  private static long sizeOf(Object v) {
+    if (v instanceof byte[] b) {
+      return 16L + b.length;
+    }
+    if (v instanceof String str) {
+      return 40L + str.length();
+    }
+    return 16;
   }
 
   /** Combines every group and writes the results to the shuffle. */
@@ -107,6 +129,7 @@ final class CombiningBuffer<K, V> {
     }
     groups.clear();
     held = 0;
+    heldBytes = 0;
   }
 
   @SuppressWarnings("unchecked")

@@ -141,6 +141,30 @@ public final class EngineService implements AutoCloseable {
     return execution.start().whenComplete((r, e) -> running.remove(jobId, execution));
   }
 
+  /**
+   * The connection that ran a job's stages closed: its coordinator is gone (the client died or
+   * was cut off), so nobody will finish or clean up the job. Abort what runs of it here and
+   * drop its intermediate tables once the stage has stopped.
+   */
+  public void coordinatorLost(java.util.Collection<String> jobIds) {
+    for (String jobId : jobIds) {
+      abort(jobId, "its coordinator disconnected");
+      StageExecution e = running.get(jobId);
+      CompletableFuture<?> stopped = e == null ? CompletableFuture.completedFuture(null) : e.done();
+      stopped.whenComplete((r, x) -> readers.execute(() -> dropIntermediates(jobId)));
+    }
+  }
+
+  private void dropIntermediates(String jobId) {
+    String prefix = INTERMEDIATE_PREFIX + jobId + "-";
+    for (StoreTable t : store.tables()) {
+      if (t.name().startsWith(prefix)) {
+        LOG.info("node {}: dropping {} of job {} whose coordinator disconnected", nodeId, t.name(), jobId);
+        store.drop(t.name(), true);
+      }
+    }
+  }
+
   private void abort(String jobId, String reason) {
     abortedJobs.put(jobId, reason);
     if (abortedJobs.size() > 10_000) {

@@ -61,11 +61,13 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
       throw new UserCodeException(stage.where("map", partition), e);
     }
     ShuffleWriter writer = new ShuffleWriter(stage.shuffle, stage.partitioner());
+    BatchedCount recordsOut = new BatchedCount(stage.recordsOut);
+    BatchedCount recordsIn = new BatchedCount(stage.recordsIn);
     Reducer<KO, VO, KO, VO> combinerFn = stage.combiner();
     CombiningBuffer<KO, VO> combiner = combinerFn == null ? null
         : new CombiningBuffer<>(combinerFn, outKey, outValue, writer, COMBINE_BUDGET);
     Emitter<KO, VO> emitter = (k, v) -> {
-      stage.recordsOut.increment();
+      recordsOut.increment();
       try {
         if (combiner != null) {
           combiner.add(k, v);
@@ -87,6 +89,9 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
     int suffix = spec.getInputMultiValued() ? ShuffleWriter.UNIQUIFIER_BYTES : 0;
     try {
       mapper.setup(stage.taskContext(partition));
+      if (combinerFn != null) {
+        combinerFn.setup(stage.taskContext(partition)); // a combiner is a Reducer: it gets its setup too
+      }
       while (true) {
         List<byte[][]> chunk = chunks.poll(200, TimeUnit.MILLISECONDS);
         if (stage.stopping()) {
@@ -100,7 +105,7 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
         }
         for (byte[][] pair : chunk) {
           byte[] stored = pair[0];
-          stage.recordsIn.increment();
+          recordsIn.increment();
           mapper.map(inKey.decodeKey(Arrays.copyOfRange(stored, PartitionMap.PREFIX_BYTES, stored.length - suffix)),
               inValue.decodeValue(pair[1]), emitter);
         }
@@ -122,6 +127,8 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
     } catch (Throwable e) {
       throw new UserCodeException(stage.where("map", partition), e);
     } finally {
+      recordsIn.flush();
+      recordsOut.flush();
       if (!ok) {
         reading.cancel(true);
         writer.discard();

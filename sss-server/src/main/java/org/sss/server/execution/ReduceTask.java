@@ -26,10 +26,12 @@ import org.sss.kvs.StoreCursor;
 final class ReduceTask<K, VI, KO, VO> implements Runnable {
   private final StageContext stage;
   private final int partition;
+  private final BatchedCount recordsIn;
 
   ReduceTask(StageContext stage, int partition) {
     this.stage = stage;
     this.partition = partition;
+    this.recordsIn = new BatchedCount(stage.recordsIn);
   }
 
   @Override
@@ -51,8 +53,9 @@ final class ReduceTask<K, VI, KO, VO> implements Runnable {
       throw new UserCodeException(stage.where("reduce", partition), e);
     }
     ShuffleWriter writer = new ShuffleWriter(stage.shuffle, stage.partitioner());
+    BatchedCount recordsOut = new BatchedCount(stage.recordsOut);
     Emitter<KO, VO> emitter = (k, v) -> {
-      stage.recordsOut.increment();
+      recordsOut.increment();
       try {
         writer.write(outKey.encodeKey(k), outValue.encodeValue(v));
       } catch (InterruptedException e) {
@@ -100,6 +103,8 @@ final class ReduceTask<K, VI, KO, VO> implements Runnable {
     } catch (Throwable e) {
       throw new UserCodeException(stage.where("reduce", partition), e);
     } finally {
+      recordsIn.flush();
+      recordsOut.flush();
       if (!ok) {
         writer.discard();
       }
@@ -147,7 +152,7 @@ final class ReduceTask<K, VI, KO, VO> implements Runnable {
 
     byte[] takeValue() {
       byte[] v = cursor.value();
-      stage.recordsIn.increment();
+      recordsIn.increment();
       pending = false;
       cursor.next();
       return v;
@@ -156,7 +161,7 @@ final class ReduceTask<K, VI, KO, VO> implements Runnable {
     void skipRest() {
       while (hasValue()) {
         pending = false;
-        stage.recordsIn.increment();
+        recordsIn.increment();
         cursor.next();
       }
     }

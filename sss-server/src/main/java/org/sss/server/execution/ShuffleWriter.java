@@ -5,7 +5,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import org.sss.core.api.Partitioner;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.core.transport.PairBlock;
-import org.sss.kvs.StoreTable;
+import org.sss.kvs.PackedBatch;
 
 /**
  * One task's side of the shuffle: routes each emitted (encoded) pair to the owner of its
@@ -28,8 +28,8 @@ final class ShuffleWriter {
   private final PartitionMap map;
   private final ByteBuf[] buffers;
   private final int[] counts;
-  private StoreTable.Batch local;
-  private long localBytes;
+  private PackedBatch local;
+  private final byte[] uniquifier = new byte[UNIQUIFIER_BYTES];
   private long nextSequence;
   private long sequenceLimit;
 
@@ -54,20 +54,17 @@ final class ShuffleWriter {
     shuffle.pairsShuffled.incrementAndGet();
     shuffle.bytesShuffled.addAndGet(key.length + value.length);
     if (node == shuffle.self) {
-      byte[] stored = new byte[storedLength];
-      stored[0] = (byte) (partition >>> 8);
-      stored[1] = (byte) partition;
-      System.arraycopy(key, 0, stored, 2, key.length);
-      if (mv) {
-        writeUniquifier(stored, 2 + key.length);
-      }
       if (local == null) {
-        local = shuffle.localTable.newBatch();
+        local = shuffle.localTable.newPackedBatch(StageShuffle.BATCH_BYTES + (64 << 10));
       }
-      local.put(stored, value);
-      localBytes += storedLength + value.length;
-      if (localBytes >= StageShuffle.BATCH_BYTES) {
-        commitLocal();
+      int suffixLength = 0;
+      if (mv) {
+        writeUniquifier(uniquifier, 0);
+        suffixLength = UNIQUIFIER_BYTES;
+      }
+      local.put(partition, key, uniquifier, suffixLength, value);
+      if (local.bytes() >= StageShuffle.BATCH_BYTES) {
+        local.commit();
       }
       return;
     }
@@ -111,15 +108,7 @@ final class ShuffleWriter {
 
   private void commitLocal() {
     if (local != null) {
-      try {
-        if (local.count() > 0) {
-          local.commit();
-        }
-      } finally {
-        local.close();
-        local = null;
-        localBytes = 0;
-      }
+      local.commit();
     }
   }
 
@@ -145,10 +134,7 @@ final class ShuffleWriter {
 
   /** Drops buffered pairs after a failure. */
   void discard() {
-    if (local != null) {
-      local.close();
-      local = null;
-    }
+    local = null;
     for (int node = 0; node < buffers.length; node++) {
       if (buffers[node] != null) {
         buffers[node].release();

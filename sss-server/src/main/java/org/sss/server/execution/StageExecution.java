@@ -94,6 +94,11 @@ final class StageExecution {
     });
   }
 
+  /** Completes (either way) when the stage has stopped on this node. */
+  CompletableFuture<StageReport> done() {
+    return result;
+  }
+
   void abort(String reason) {
     stage.abortReason = reason;
     stage.aborted.set(true);

@@ -57,6 +57,8 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
   private final Executor workers;
   private final ScanRegistry scans;
   private final AtomicInteger inFlight = new AtomicInteger();
+  /** Jobs whose stages this connection started: it is their coordinator. */
+  private final java.util.Set<String> coordinatedJobs = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private byte[] nonce;
   private volatile boolean authenticated;
 
@@ -101,6 +103,7 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
       }
       return;
     }
+    noteCoordinatedJob(req);
     if (inFlight.incrementAndGet() >= MAX_IN_FLIGHT) {
       ctx.channel().config().setAutoRead(false);
     }
@@ -110,6 +113,19 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
       frame.release();
       finished(ctx);
       ctx.writeAndFlush(error(req.getId(), ErrorCode.INTERNAL, "node " + nodeId + " is shutting down"));
+    }
+  }
+
+  /** A connection that creates a job's tables or runs its stages is that job's coordinator. */
+  private void noteCoordinatedJob(Request req) {
+    if (req.hasRunStage()) {
+      coordinatedJobs.add(req.getRunStage().getJobId());
+    } else if (req.hasCreateTable() && req.getCreateTable().getTable().startsWith(EngineService.INTERMEDIATE_PREFIX)) {
+      String rest = req.getCreateTable().getTable().substring(EngineService.INTERMEDIATE_PREFIX.length());
+      int dash = rest.lastIndexOf('-');
+      if (dash > 0) {
+        coordinatedJobs.add(rest.substring(0, dash));
+      }
     }
   }
 
@@ -184,6 +200,9 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     scans.close();
+    if (!coordinatedJobs.isEmpty()) {
+      engine.coordinatorLost(coordinatedJobs);
+    }
     ctx.fireChannelInactive();
   }
 

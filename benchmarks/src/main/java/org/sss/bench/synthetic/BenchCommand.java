@@ -1,0 +1,216 @@
+package org.sss.bench.synthetic;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.sss.client.cli.CommandExtension;
+import org.sss.client.cluster.SssCluster;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code sss bench PARAMS.properties [...] [--engines sss,hadoop] [--out DIR]}: the synthetic
+ * read/write/shuffle benchmark of the SSS paper, on SSS and on Hadoop MapReduce.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+    description = {"Runs the synthetic benchmark (the SSS paper's Table 2 workloads) on SSS and Hadoop MapReduce.",
+        "Each PARAMS file is a properties file with the paper's parameter names (see benchmarks/params/).",
+        "Without --cluster, SSS runs on an embedded cluster of 'nodes' nodes, started afresh for every run."})
+public final class BenchCommand implements Callable<Integer> {
+  @Parameters(paramLabel = "PARAMS", arity = "1..*", description = "parameter files (.properties)")
+  List<Path> files;
+
+  @Option(names = "--engines", paramLabel = "LIST", description = "engines to run, overriding the files (sss,hadoop)")
+  String engines;
+
+  @Option(names = "--out", paramLabel = "DIR", description = "write results.csv, report.md and plots here")
+  Path out;
+
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  /** Registers {@code bench} with the sss command line. */
+  public static final class Extension implements CommandExtension {
+    @Override
+    public String name() {
+      return "bench";
+    }
+
+    @Override
+    public Object command() {
+      return new BenchCommand();
+    }
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    List<SweepPlan.Workload> workloads = new ArrayList<>();
+    for (Path f : files) {
+      workloads.addAll(SweepPlan.load(f));
+    }
+    if (engines != null) {
+      List<String> e = SweepPlan.engines(engines);
+      workloads.replaceAll(w -> w.withEngines(e));
+    }
+    Path clusterFile = clusterFile();
+    quietHadoop();
+    PrintWriter console = spec.commandLine().getOut();
+    if (clusterFile != null) {
+      int n = org.sss.core.cluster.ClusterSpec.load(clusterFile).nodeCount();
+      for (int i = 0; i < workloads.size(); i++) {
+        SweepPlan.Workload w = workloads.get(i);
+        if (w.points().stream().anyMatch(pt -> pt.params().nodes() != n)) {
+          console.println(w.name() + ": running on the given cluster's " + n + " nodes instead of the file's nodes="
+              + w.points().get(0).params().nodes());
+          workloads.set(i, w.withNodes(n));
+        }
+      }
+    }
+    Bench bench = new Bench(clusterFile, Progress.console(), console);
+    Report report = out == null ? null : new Report(out);
+    List<Record> records = bench.run(workloads, report);
+    if (report != null) {
+      report.finish(workloads, records, commandLine(), Report.machine());
+      console.println("results in " + out.toAbsolutePath());
+      console.flush();
+    }
+    long bad = records.stream().filter(r -> r.result() != null && !r.verified()
+        || r.result() == null && !r.note().startsWith("skipped")).count();
+    if (bad > 0) {
+      console.println(bad + " run(s) failed or did not verify");
+      console.flush();
+      return 1;
+    }
+    return 0;
+  }
+
+  private Path clusterFile() {
+    for (CommandLine.Model.CommandSpec s = spec; s != null; s = s.parent()) {
+      CommandLine.Model.OptionSpec o = s.findOption("--cluster");
+      if (o != null && o.getValue() != null) {
+        return o.getValue();
+      }
+    }
+    return null;
+  }
+
+  private String commandLine() {
+    StringBuilder sb = new StringBuilder("bin/sss");
+    Path cf = clusterFile();
+    if (cf != null) {
+      sb.append(" --cluster ").append(cf);
+    }
+    sb.append(" bench");
+    for (Path f : files) {
+      sb.append(' ').append(f);
+    }
+    if (engines != null) {
+      sb.append(" --engines ").append(engines);
+    }
+    if (out != null) {
+      sb.append(" --out ").append(out);
+    }
+    return sb.toString();
+  }
+
+  /** Hadoop's client logs warnings about things that do not matter here (no job jar, no native code). */
+  static void quietHadoop() {
+    try {
+      org.slf4j.Logger l = org.slf4j.LoggerFactory.getLogger("org.apache.hadoop");
+      if (l instanceof ch.qos.logback.classic.Logger lb && lb.getEffectiveLevel().levelInt
+          >= ch.qos.logback.classic.Level.WARN.levelInt) {
+        lb.setLevel(ch.qos.logback.classic.Level.ERROR);
+      }
+    } catch (Throwable ignored) {
+      // another logging backend: leave it
+    }
+  }
+
+  /** The run loop, separate from the command line for tests. */
+  public static final class Bench {
+    private final Path clusterFile;
+    private final Progress progress;
+    private final PrintWriter console;
+
+    public Bench(Path clusterFile, Progress progress, PrintWriter console) {
+      this.clusterFile = clusterFile;
+      this.progress = progress;
+      this.console = console;
+    }
+
+    public List<Record> run(List<SweepPlan.Workload> workloads, Report report) throws Exception {
+      List<Record> records = new ArrayList<>();
+      SssCluster remote = clusterFile == null ? null : SssCluster.remote(clusterFile);
+      try {
+        for (SweepPlan.Workload w : workloads) {
+          List<Record> mine = new ArrayList<>();
+          for (SweepPlan.Point p : w.points()) {
+            String point = (p.value().isEmpty() ? "" : p.param() + "=" + p.value())
+                + (p.params().combinerEnabled() ? " combiner" : "");
+            for (String engine : w.engines()) {
+              if (engine.equals("hadoop") && p.params().partitionMethod() != SyntheticParams.PartitionMethod.AVERAGE) {
+                Record r = new Record(p, engine, 0, null, "skipped: Hadoop cannot place reducers, partitionMethod="
+                    + p.params().partitionMethod().label() + " runs on SSS only");
+                mine.add(r);
+                progress.say(w.name() + " " + point + " hadoop: " + r.note());
+                continue;
+              }
+              for (int rep = 0; rep < w.repeats(); rep++) {
+                progress.run(w.name(), point + (w.repeats() > 1 ? " #" + (rep + 1) : ""), engine);
+                Record r;
+                try {
+                  RunResult res = engine.equals("sss") ? runSss(p.params(), remote) : runHadoop(p.params(), w);
+                  r = new Record(p, engine, rep, res, res.verified() ? "" : res.problem());
+                  progress.say(String.format("%s %s %s: load %.2f s, job %.2f s, %s", w.name(), point, engine,
+                      res.loadSeconds(), res.jobSeconds(), res.verified() ? "verified" : "NOT VERIFIED: " + res.problem()));
+                } catch (Exception e) {
+                  String msg = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse("");
+                  r = new Record(p, engine, rep, null, "failed: " + msg);
+                  progress.say(w.name() + " " + point + " " + engine + " FAILED: " + msg);
+                  if (Boolean.getBoolean("sss.debug")) {
+                    e.printStackTrace();
+                  }
+                }
+                mine.add(r);
+                if (report != null) {
+                  report.append(r);
+                }
+              }
+            }
+          }
+          records.addAll(mine);
+          if (console != null) {
+            console.println();
+            console.println(Report.title(w));
+            console.print(Report.table(w, mine, false));
+            console.println();
+            console.flush();
+          }
+        }
+      } finally {
+        if (remote != null) {
+          remote.close();
+        }
+      }
+      return records;
+    }
+
+    private RunResult runSss(SyntheticParams p, SssCluster remote) throws Exception {
+      if (remote != null) {
+        return new SssSyntheticRunner(remote, true).run(p, progress);
+      }
+      progress.phase("start");
+      try (SssCluster c = SssCluster.embedded(p.nodes())) {
+        return new SssSyntheticRunner(c, false).run(p, progress);
+      }
+    }
+
+    private RunResult runHadoop(SyntheticParams p, SweepPlan.Workload w) throws Exception {
+      return new HadoopSyntheticRunner(w.hadoopConf()).run(p, progress);
+    }
+  }
+}

@@ -1,0 +1,142 @@
+package org.sss.bench.synthetic;
+
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.sss.client.BulkWriter;
+import org.sss.client.ScanOptions;
+import org.sss.client.SssClient;
+import org.sss.client.TableScan;
+import org.sss.client.cluster.SssCluster;
+import org.sss.client.job.Job;
+import org.sss.client.job.JobResult;
+import org.sss.client.job.StageSummary;
+import org.sss.core.api.Pair;
+import org.sss.core.api.Serdes;
+import org.sss.core.cluster.PartitionMap;
+import org.sss.core.keys.KeyCodec;
+import org.sss.core.proto.DataType;
+import org.sss.core.proto.TableOptions;
+
+/**
+ * Runs synthetic points on SSS: loads the input table with the bulk writer (load phase), runs
+ * the map/reduce job (job phase), then verifies the output table and the counters.
+ */
+public final class SssSyntheticRunner {
+  private final SssCluster cluster;
+  private final boolean shipJar;
+
+  /**
+   * @param cluster a running cluster (embedded or remote); not closed here
+   * @param shipJar send the benchmark's JAR with each job (a remote cluster's servers lack it)
+   */
+  public SssSyntheticRunner(SssCluster cluster, boolean shipJar) {
+    this.cluster = cluster;
+    this.shipJar = shipJar;
+  }
+
+  public RunResult run(SyntheticParams p, Progress progress) throws Exception {
+    String id = Long.toHexString(System.nanoTime());
+    String in = "synthetic-in-" + id;
+    String out = "synthetic-out-" + id;
+    try (SssClient client = cluster.client()) {
+      PartitionMap map = client.spec().partitionMap();
+      if (map.nodes() != p.nodes()) {
+        throw new IllegalArgumentException("the cluster has " + map.nodes() + " nodes but the parameters say nodes="
+            + p.nodes());
+      }
+      try {
+        client.createTable(in, TableOptions.newBuilder().setKeyType(DataType.LONG).setValueType(DataType.BYTES).build(),
+            false);
+        progress.phase("load");
+        long t0 = System.nanoTime();
+        byte[] value = SyntheticData.pattern(p.initialValueLength());
+        try (BulkWriter w = client.writer(in)) {
+          for (long i = 0; i < p.initialKeyCount(); i++) {
+            SyntheticData.fillInput(value, i);
+            w.put(KeyCodec.encodeLong(i), value);
+            progress.update((double) (i + 1) / p.initialKeyCount());
+          }
+        }
+        double load = (System.nanoTime() - t0) / 1e9;
+
+        Job.Builder b = Job.named("synthetic-" + p.workload())
+            .input(in, Serdes.LONG, Serdes.BYTES)
+            .map(SssSynthetic.SynthMapper.class, Serdes.LONG, Serdes.BYTES);
+        if (p.combinerEnabled()) {
+          b.combine(SssSynthetic.SynthCombiner.class);
+        }
+        switch (p.partitionMethod()) {
+          case LOCAL -> b.partitionBy(SssSynthetic.LocalPartitioner.class);
+          case SHIFTED -> b.partitionBy(SssSynthetic.ShiftedPartitioner.class);
+          default -> { }
+        }
+        b.reduce(SssSynthetic.SynthReducer.class, Serdes.LONG, Serdes.BYTES).output(out).overwrite()
+            .threads(p.threadsPerNode());
+        if (p.partitionMethod() != SyntheticParams.PartitionMethod.AVERAGE) {
+          // each node reduces its own part of a key: several output values per key
+          b.multiValuedOutput();
+        }
+        SssSynthetic.config(p).forEach(b::config);
+        Path jar = shipJar ? ownJar() : null;
+        if (jar != null) {
+          b.jar(jar);
+        }
+        progress.phase("job");
+        long t1 = System.nanoTime();
+        JobResult r = client.submit(b.build()).await((stage, stages, kind, done, total, rin, rout, bytes, sec) ->
+            progress.update((stage + (total == 0 ? 0 : (double) done / total)) / stages));
+        double job = (System.nanoTime() - t1) / 1e9;
+
+        progress.phase("verify");
+        SyntheticData.Expected expected = SyntheticData.Expected.compute(p,
+            p.partitionMethod() == SyntheticParams.PartitionMethod.AVERAGE ? null
+                : i -> map.nodeOf(KeyCodec.encodeLong(i)), p.nodes());
+        SyntheticData.Observed seen = new SyntheticData.Observed();
+        seen.inputRecords = r.counter(SyntheticData.INPUT_RECORDS);
+        seen.inputCrc = r.counter(SyntheticData.INPUT_CRC);
+        seen.values = r.counter(SyntheticData.REDUCE_VALUES);
+        seen.valueCrc = r.counter(SyntheticData.REDUCE_CRC);
+        try (TableScan scan = client.scan(out, ScanOptions.anyOrder())) {
+          while (scan.hasNext()) {
+            Pair pair = scan.next();
+            // keys of a multi-valued table carry a uniquifier after the 8-byte long
+            long key = KeyCodec.decodeLong(pair.key(), 0);
+            seen.addOutput(key, pair.value(), 0, pair.value().length, p.reduceoutValueLength());
+          }
+        }
+        String problem = seen.compare(expected);
+        Map<String, Long> counters = new LinkedHashMap<>();
+        for (StageSummary s : r.stages()) {
+          String k = s.kind() + ".";
+          counters.put(k + "recordsIn", s.recordsIn());
+          counters.put(k + "recordsOut", s.recordsOut());
+          counters.put(k + "recordsShuffled", s.recordsShuffled());
+          counters.put(k + "bytesShuffled", s.bytesShuffled());
+          counters.put(k + "millis", Math.round(s.seconds() * 1000));
+        }
+        counters.put("reduce.keys", r.counter(SyntheticData.REDUCE_KEYS));
+        return new RunResult(load, job, problem.isEmpty(), problem, counters);
+      } finally {
+        client.dropTable(in, true);
+        client.dropTable(out, true);
+      }
+    }
+  }
+
+  /** The benchmark's JAR, shipped with jobs so that a remote cluster can load the classes. */
+  static Path ownJar() {
+    try {
+      var src = SssSynthetic.class.getProtectionDomain().getCodeSource();
+      if (src == null) {
+        return null;
+      }
+      Path p = Path.of(src.getLocation().toURI());
+      return Files.isRegularFile(p) && p.toString().endsWith(".jar") ? p : null;
+    } catch (URISyntaxException | RuntimeException e) {
+      return null;
+    }
+  }
+}

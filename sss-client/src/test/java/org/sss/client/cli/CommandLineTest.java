@@ -1,0 +1,340 @@
+package org.sss.client.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.sss.client.cluster.LocalProcessCluster;
+import org.sss.client.cluster.SssCluster;
+import picocli.CommandLine;
+
+/**
+ * The {@code sss} command line, run in-process against a running cluster through its cluster
+ * file, as a user would run it: exit status, standard output, standard error.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class CommandLineTest {
+  @TempDir
+  static Path work;
+
+  SssCluster cluster;
+  String clusterFile;
+
+  @BeforeAll
+  void start() throws IOException {
+    cluster = SssCluster.embedded(3);
+    Path file = work.resolve("cluster.properties");
+    cluster.spec().save(file);
+    clusterFile = file.toString();
+  }
+
+  @AfterAll
+  void stop() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  /** What one command did. {@code err} holds both picocli's error writer and System.err. */
+  record Run(int status, String out, String err) {
+    List<String> errLines() {
+      return err.lines().toList();
+    }
+
+    @Override
+    public String toString() {
+      return "status " + status + "\n--- stdout\n" + out + "--- stderr\n" + err;
+    }
+  }
+
+  static synchronized Run sss(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    ByteArrayOutputStream sysOut = new ByteArrayOutputStream();
+    ByteArrayOutputStream sysErr = new ByteArrayOutputStream();
+    PrintStream savedOut = System.out;
+    PrintStream savedErr = System.err;
+    int status;
+    System.setOut(new PrintStream(sysOut, true, StandardCharsets.UTF_8));
+    System.setErr(new PrintStream(sysErr, true, StandardCharsets.UTF_8));
+    try {
+      // Built after System.out is redirected: picocli's default execution strategy remembers
+      // the System.out of its construction and, when that differs from the current one at
+      // execute(), replaces the writer given to setOut with it.
+      CommandLine cl = SssCommand.commandLine();
+      cl.setOut(new PrintWriter(out, true));
+      cl.setErr(new PrintWriter(err, true));
+      status = cl.execute(args);
+    } finally {
+      System.out.flush();
+      System.err.flush();
+      System.setOut(savedOut);
+      System.setErr(savedErr);
+    }
+    return new Run(status, out + sysOut.toString(StandardCharsets.UTF_8),
+        err + sysErr.toString(StandardCharsets.UTF_8));
+  }
+
+  /** Runs {@code sss --cluster FILE args...}. */
+  Run onCluster(String... args) {
+    List<String> all = new ArrayList<>(List.of("--cluster", clusterFile));
+    all.addAll(List.of(args));
+    return sss(all.toArray(String[]::new));
+  }
+
+  Run ok(String... args) {
+    Run r = onCluster(args);
+    assertEquals(0, r.status(), () -> String.join(" ", args) + " failed: " + r);
+    return r;
+  }
+
+  /** Every command path: "", "table", "table create", ... */
+  static Stream<String> commandPaths() {
+    List<String> out = new ArrayList<>();
+    collect(SssCommand.commandLine(), "", out);
+    return out.stream();
+  }
+
+  private static void collect(CommandLine cl, String path, List<String> out) {
+    out.add(path);
+    cl.getSubcommands().forEach((name, sub) -> {
+      if (!name.equals("help")) {
+        collect(sub, (path + " " + name).trim(), out);
+      }
+    });
+  }
+
+  @ParameterizedTest(name = "sss {0} --help")
+  @MethodSource("commandPaths")
+  void help_atEveryLevel_printsUsageAndReturnsZero(String path) {
+    List<String> args = new ArrayList<>(path.isEmpty() ? List.of() : List.of(path.split(" ")));
+    args.add("--help");
+    Run r = sss(args.toArray(String[]::new));
+    assertEquals(0, r.status(), r::toString);
+    assertTrue(r.out().contains("Usage:"), r::toString);
+    assertEquals("", r.err(), "nothing on stderr");
+  }
+
+  @Test
+  void helpSubcommandAndVersion_returnZero() {
+    Run help = sss("help");
+    assertEquals(0, help.status(), help::toString);
+    assertTrue(help.out().contains("Usage:"));
+    Run helpTable = sss("help", "table");
+    assertEquals(0, helpTable.status());
+    assertTrue(helpTable.out().contains("create"), helpTable::toString);
+    Run version = sss("--version");
+    assertEquals(0, version.status());
+    assertTrue(version.out().contains("sss "), version::toString);
+  }
+
+  @Test
+  void unknownSubcommandOrMissingArguments_returnTwoWithAUsageHint() {
+    for (String[] args : List.of(new String[] {"frobnicate"}, new String[] {"table", "frobnicate"},
+        new String[] {"--cluster", "x", "get"}, new String[] {"count", "a", "b"},
+        new String[] {"table", "create"}, new String[] {"--no-such-option"}, new String[0])) {
+      Run r = sss(args);
+      assertEquals(2, r.status(), () -> String.join(" ", args) + ": " + r);
+      assertEquals(1, r.errLines().size(), () -> "one line on stderr: " + r);
+      assertTrue(r.err().contains("--help"), r::toString);
+    }
+  }
+
+  @Test
+  void tableCreateListStatsDrop_roundTrip() {
+    assertEquals("created cli-words\n", ok("table", "create", "cli-words", "--key", "string", "--value", "long").out());
+    Run again = onCluster("table", "create", "cli-words");
+    assertEquals(1, again.status(), again::toString);
+    assertEquals(1, again.errLines().size(), again::toString);
+    assertTrue(again.err().contains("already exists"), again::toString);
+    ok("table", "create", "cli-words", "--if-absent");
+    ok("table", "create", "cli-zstd", "--key", "long", "--value", "bytes", "--compression", "zstd", "--no-wal");
+
+    String list = ok("table", "list").out();
+    assertTrue(list.contains("cli-words\tkey=string value=long compression=lz4 wal=on pairs~0"), list);
+    assertTrue(list.contains("cli-zstd\tkey=long value=bytes compression=zstd wal=off"), list);
+    assertTrue(list.indexOf("cli-words") < list.indexOf("cli-zstd"), "sorted");
+
+    String stats = ok("table", "stats", "cli-zstd").out();
+    assertTrue(stats.startsWith("cli-zstd\tkey=long value=bytes compression=zstd wal=off"), stats);
+
+    Run badType = onCluster("table", "create", "cli-bad", "--key", "float");
+    assertEquals(1, badType.status());
+    assertEquals(1, badType.errLines().size(), badType::toString);
+    assertTrue(badType.err().contains("unknown data type"), badType::toString);
+
+    assertEquals("dropped cli-zstd\n", ok("table", "drop", "cli-zstd").out());
+    assertFalse(ok("table", "list").out().contains("cli-zstd"));
+    ok("table", "drop", "cli-zstd", "--if-exists");
+    ok("table", "drop", "cli-words");
+  }
+
+  @Test
+  void putGetScanCount_typedByTheTable() {
+    ok("table", "create", "fruit", "--key", "string", "--value", "long");
+    for (String[] kv : List.of(new String[] {"banana", "2"}, new String[] {"apple", "3"},
+        new String[] {"apricot", "-7"}, new String[] {"cherry", "9223372036854775807"},
+        new String[] {"äpfel", "1"})) {
+      ok("put", "fruit", kv[0], kv[1]);
+    }
+    assertEquals("3\n", ok("get", "fruit", "apple").out());
+    assertEquals("-7\n", ok("get", "fruit", "apricot").out());
+    assertEquals("5\n", ok("count", "fruit").out());
+
+    assertEquals("apple\t3\napricot\t-7\nbanana\t2\ncherry\t9223372036854775807\näpfel\t1\n",
+        ok("scan", "fruit").out());
+    assertEquals("apple\t3\napricot\t-7\n", ok("scan", "fruit", "--prefix", "ap").out());
+    assertEquals("apple\t3\n", ok("scan", "fruit", "--prefix", "apple").out());
+    assertEquals("apple\t3\napricot\t-7\n", ok("scan", "fruit", "--limit", "2").out());
+    assertEquals("", ok("scan", "fruit", "--prefix", "zzz").out());
+
+    // the option may also follow the subcommand
+    Run after = sss("count", "fruit", "--cluster", clusterFile);
+    assertEquals(0, after.status(), after::toString);
+    assertEquals("5\n", after.out());
+
+    Run absent = onCluster("get", "fruit", "durian");
+    assertEquals(1, absent.status());
+    assertEquals(List.of("sss get: no key 'durian' in table 'fruit'"), absent.errLines());
+    assertEquals("", absent.out());
+
+    Run notALong = onCluster("put", "fruit", "fig", "many");
+    assertEquals(1, notALong.status());
+    assertEquals(1, notALong.errLines().size(), notALong::toString);
+    assertTrue(notALong.err().contains("not a long"), notALong::toString);
+    assertEquals("5\n", ok("count", "fruit").out());
+    ok("table", "drop", "fruit");
+  }
+
+  @Test
+  void loadAndDump_textFileAndDirectory() throws IOException {
+    Path text = work.resolve("poem.txt");
+    Files.writeString(text, "the first line\n\ttabbed\n\nünïcödé\nlast line without newline");
+    Run load = ok("load", "poem", text.toString());
+    assertEquals("", load.out());
+    assertTrue(load.err().contains("load poem: 5 pairs"), load::toString);
+    assertEquals("5\n", ok("count", "poem").out());
+    assertEquals("ünïcödé\n", ok("get", "poem", "4").out());
+    Path dump = work.resolve("out/poem.dump");
+    ok("dump", "poem", dump.toString());
+    assertEquals("1\tthe first line\n2\t\ttabbed\n3\t\n4\tünïcödé\n5\tlast line without newline\n",
+        Files.readString(dump));
+    // loading again overwrites the same line numbers
+    ok("load", "poem", text.toString());
+    assertEquals("5\n", ok("count", "poem").out());
+
+    Path dir = work.resolve("tree");
+    Files.createDirectories(dir.resolve("sub"));
+    Files.writeString(dir.resolve("a.txt"), "alpha");
+    Files.writeString(dir.resolve("sub/b.txt"), "beta\n");
+    Files.write(dir.resolve("bin"), new byte[] {0, (byte) 0xFF, 1});
+    ok("load", "tree", dir.toString());
+    assertEquals("3\n", ok("count", "tree").out());
+    assertEquals("alpha\n", ok("get", "tree", "a.txt").out());
+    assertEquals("a.txt\talpha\nbin\t0x00ff01\nsub/b.txt\tbeta\n\n", ok("scan", "tree").out());
+    assertEquals("sub/b.txt\tbeta\n\n", ok("scan", "tree", "--prefix", "sub/").out());
+
+    Run missing = onCluster("load", "nothing", work.resolve("no-such-file").toString());
+    assertEquals(1, missing.status());
+    assertEquals(1, missing.errLines().size(), missing::toString);
+    assertTrue(missing.err().contains("no such file"), missing::toString);
+
+    ok("table", "drop", "poem");
+    ok("table", "drop", "tree");
+  }
+
+  @Test
+  void unknownTable_everyCommandPrintsOneLineOnStderrAndFails() {
+    Path out = work.resolve("never.dump");
+    for (String[] args : List.of(new String[] {"count", "nosuch"}, new String[] {"get", "nosuch", "k"},
+        new String[] {"put", "nosuch", "k", "v"}, new String[] {"scan", "nosuch"},
+        new String[] {"dump", "nosuch", out.toString()}, new String[] {"table", "stats", "nosuch"},
+        new String[] {"table", "drop", "nosuch"})) {
+      Run r = onCluster(args);
+      assertNotEquals(0, r.status(), () -> String.join(" ", args) + ": " + r);
+      assertEquals(1, r.errLines().size(), () -> String.join(" ", args) + ": one line on stderr: " + r);
+      assertTrue(r.err().contains("nosuch"), () -> "names the table: " + r);
+      assertEquals("", r.out(), () -> "nothing on stdout: " + r);
+    }
+    assertFalse(Files.exists(out), "no dump file for a missing table");
+  }
+
+  @Test
+  void withoutClusterFile_runsOnAFreshEmbeddedClusterPerCommand() {
+    Run list = sss("--nodes", "1", "table", "list");
+    assertEquals(0, list.status(), list::toString);
+    assertEquals("", list.out(), "a fresh cluster has no tables");
+    Run count = sss("--nodes", "2", "count", "fruit");
+    assertEquals(1, count.status(), count::toString);
+    assertTrue(count.err().contains("no table named 'fruit'"), count::toString);
+  }
+
+  @Test
+  void clusterStartAndStop_localProcesses_servesCommandsInBetween() throws IOException {
+    Path dir = work.resolve("local-cluster");
+    try {
+      Run start = sss("cluster", "start", "--dir", dir.toString(), "--nodes", "2", "--partitions", "6",
+          "--heap", "128m");
+      assertEquals(0, start.status(), start::toString);
+      assertTrue(start.out().contains("node 0  127.0.0.1:"), start::toString);
+      assertTrue(start.out().contains("node 1  127.0.0.1:"), start::toString);
+      String file = dir.resolve("cluster.properties").toString();
+      assertTrue(start.out().contains("cluster file: " + file), start::toString);
+
+      Run again = sss("cluster", "start", "--dir", dir.toString());
+      assertEquals(0, again.status(), () -> "starting a running cluster is a no-op: " + again);
+
+      assertEquals(0, sss("--cluster", file, "table", "create", "t", "--key", "long").status());
+      assertEquals(0, sss("--cluster", file, "put", "t", "42", "answer").status());
+      Run get = sss("--cluster", file, "get", "t", "42");
+      assertEquals("answer\n", get.out(), get::toString);
+
+      Run stop = sss("cluster", "stop", "--dir", dir.toString());
+      assertEquals(0, stop.status(), stop::toString);
+      assertEquals("stopped\n", stop.out());
+      Run down = sss("--cluster", file, "count", "t");
+      assertEquals(1, down.status(), () -> "a stopped cluster cannot answer: " + down);
+      assertEquals(1, down.errLines().size(), down::toString);
+    } finally {
+      if (Files.exists(dir.resolve("cluster.properties"))) {
+        LocalProcessCluster.attach(dir).stopAll();
+      }
+    }
+  }
+
+  @Test
+  void missingOrBrokenClusterFile_failsWithOneLine() throws IOException {
+    Run missing = sss("--cluster", work.resolve("nope.properties").toString(), "count", "t");
+    assertEquals(1, missing.status());
+    assertEquals(1, missing.errLines().size(), missing::toString);
+
+    Path broken = work.resolve("broken.properties");
+    Files.writeString(broken, "node.0=localhost:notaport\n");
+    Run bad = sss("--cluster", broken.toString(), "table", "list");
+    assertEquals(1, bad.status());
+    assertEquals(1, bad.errLines().size(), bad::toString);
+    assertTrue(bad.err().contains("bad port"), bad::toString);
+  }
+}

@@ -1,0 +1,213 @@
+package org.sss.client.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.sss.client.SssClient;
+import org.sss.client.it.LeakDetection;
+import org.sss.client.io.BulkIO;
+import org.sss.core.keys.KeyCodec;
+import org.sss.core.proto.TableInfo;
+
+/**
+ * A cluster of three real server processes: a text file goes in through {@link BulkIO#load},
+ * comes back out through {@link BulkIO#dump} byte for byte, and survives a restart of every
+ * process. The steps run in order and share the cluster.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class MultiProcessClusterTest {
+  static final String HEAP = "256m";
+  static final int LINES = 100_000;
+
+  @TempDir
+  static Path work;
+
+  Path dir;
+  LocalProcessCluster cluster;
+  Path input;
+  byte[] expectedDump;
+  LeakDetection leakDetection;
+
+  @BeforeAll
+  void start() throws IOException {
+    leakDetection = LeakDetection.sampled();
+    dir = work.resolve("cluster");
+    cluster = LocalProcessCluster.start(dir, 3, 0, HEAP);
+    input = work.resolve("input.txt");
+    expectedDump = writeInput(input, LINES);
+  }
+
+  @AfterAll
+  void stop() {
+    if (cluster != null) {
+      cluster.stopAll();
+    }
+    if (leakDetection != null) {
+      leakDetection.close();
+    }
+  }
+
+  /**
+   * Writes a text file of {@code lines} lines (ASCII, tabs, empty lines, multi-byte UTF-8, a
+   * long line, no newline after the last) and returns the dump it should produce.
+   */
+  static byte[] writeInput(Path file, int lines) throws IOException {
+    Random r = new Random(1);
+    String[] words = {"alpha", "beta", "gamma", "déjà vu", "日本語", "emoji \uD83D\uDE00", "tab\there", "", " "};
+    ByteArrayOutputStream text = new ByteArrayOutputStream();
+    ByteArrayOutputStream dump = new ByteArrayOutputStream();
+    for (int i = 1; i <= lines; i++) {
+      StringBuilder line = new StringBuilder();
+      if (i % 1000 == 0) {
+        line.append("x".repeat(10_000));
+      } else if (i % 97 != 0) {
+        int n = 1 + r.nextInt(8);
+        for (int w = 0; w < n; w++) {
+          line.append(words[r.nextInt(words.length)]).append(' ').append(r.nextInt(1000));
+        }
+      } // else: an empty line
+      byte[] bytes = line.toString().getBytes(StandardCharsets.UTF_8);
+      text.write(bytes);
+      if (i < lines) {
+        text.write('\n');
+      }
+      dump.write((i + "\t").getBytes(StandardCharsets.UTF_8));
+      dump.write(bytes);
+      dump.write('\n');
+    }
+    Files.write(file, text.toByteArray());
+    return dump.toByteArray();
+  }
+
+  @Test
+  @Order(1)
+  void load_textFileOfManyLines_countEqualsLineCount() throws IOException {
+    AtomicLong progress = new AtomicLong();
+    try (SssClient client = cluster.client()) {
+      long loaded = BulkIO.load(client, "text", input, progress::addAndGet);
+      assertEquals(LINES, loaded);
+      assertEquals(LINES, client.count("text"));
+      assertEquals(BulkIO.textTable(), client.tableStats("text").getOptions());
+    }
+    assertTrue(progress.get() >= Files.size(input) - LINES, "progress counts the bytes moved");
+  }
+
+  @Test
+  @Order(2)
+  void dump_afterLoad_isTheInputNumberedFromOneWithTabs() throws IOException {
+    Path out = work.resolve("dump-1.txt");
+    try (SssClient client = cluster.client()) {
+      assertEquals(LINES, BulkIO.dump(client, "text", out, n -> { }));
+    }
+    assertDumpEquals(expectedDump, Files.readAllBytes(out));
+  }
+
+  @Test
+  @Order(3)
+  void load_crLfAndLoneCrLineEnds_splitLikeHadoop() throws IOException {
+    Path crlf = work.resolve("crlf.txt");
+    Files.write(crlf, "one\r\ntwo\rthree\n\r\nfive\r".getBytes(StandardCharsets.UTF_8));
+    Path out = work.resolve("crlf-dump.txt");
+    try (SssClient client = cluster.client()) {
+      assertEquals(5, BulkIO.load(client, "crlf", crlf, n -> { }));
+      BulkIO.dump(client, "crlf", out, n -> { });
+    }
+    assertEquals("1\tone\n2\ttwo\n3\tthree\n4\t\n5\tfive\n", Files.readString(out));
+  }
+
+  @Test
+  @Order(4)
+  void restartWholeCluster_dataAndTableOptionsSurvive() throws IOException {
+    List<Long> pidsBefore = pids();
+    SssClient longLived = cluster.client();
+    assertEquals(LINES, longLived.count("text"));
+    cluster.stopAll();
+    for (int i = 0; i < 3; i++) {
+      assertTrue(cluster.pid(i).isEmpty(), "node " + i + " stopped");
+    }
+    cluster = LocalProcessCluster.start(dir, 3, 0, HEAP);
+    List<Long> pidsAfter = pids();
+    for (int i = 0; i < 3; i++) {
+      assertNotEquals(pidsBefore.get(i), pidsAfter.get(i), "node " + i + " is a new process");
+    }
+
+    // a client connected before the restart reconnects to the new processes
+    try (longLived) {
+      assertEquals(LINES, longLived.count("text"));
+      assertArrayEquals("x".repeat(10_000).getBytes(StandardCharsets.UTF_8),
+          longLived.get("text", KeyCodec.encodeLong(2000)).orElseThrow());
+    }
+
+    Path out = work.resolve("dump-2.txt");
+    try (SssClient client = cluster.client()) {
+      assertEquals(LINES, client.count("text"));
+      TableInfo info = client.tableStats("text");
+      assertEquals(BulkIO.textTable(), info.getOptions());
+      assertEquals(List.of("crlf", "text"), client.listTables().stream().map(TableInfo::getName).toList());
+      Optional<byte[]> line1000 = client.get("text", KeyCodec.encodeLong(1000));
+      assertArrayEquals("x".repeat(10_000).getBytes(StandardCharsets.UTF_8), line1000.orElseThrow());
+      assertTrue(client.get("text", KeyCodec.encodeLong(LINES + 1)).isEmpty());
+      BulkIO.dump(client, "text", out, n -> { });
+    }
+    assertDumpEquals(expectedDump, Files.readAllBytes(out));
+  }
+
+  @Test
+  @Order(5)
+  void serverLogs_afterCleanRunsAndRestart_holdNoErrors() throws IOException {
+    Map<Integer, List<String>> errors = new TreeMap<>();
+    for (int i = 0; i < 3; i++) {
+      for (String line : Files.readAllLines(dir.resolve("node-" + i).resolve("server.log"))) {
+        if (line.contains(" ERROR ") || line.contains("Exception")) {
+          errors.computeIfAbsent(i, k -> new ArrayList<>()).add(line);
+        }
+      }
+    }
+    assertEquals(Map.of(), errors);
+  }
+
+  private List<Long> pids() {
+    List<Long> out = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      out.add(cluster.pid(i).orElseThrow(() -> new AssertionError("a node is not running")));
+    }
+    return out;
+  }
+
+  static void assertDumpEquals(byte[] expected, byte[] actual) {
+    if (!java.util.Arrays.equals(expected, actual)) {
+      int i = java.util.Arrays.mismatch(expected, actual);
+      int from = Math.max(0, i - 60);
+      String e = new String(expected, from, Math.min(expected.length, i + 60) - from, StandardCharsets.UTF_8);
+      String a = new String(actual, from, Math.max(0, Math.min(actual.length, i + 60) - from), StandardCharsets.UTF_8);
+      assertEquals(e, a, "dump differs at byte " + i + " (expected " + expected.length + " bytes, got "
+          + actual.length + ")");
+    }
+  }
+}
