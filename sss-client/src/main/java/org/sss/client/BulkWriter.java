@@ -1,7 +1,6 @@
 package org.sss.client;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -9,12 +8,14 @@ import org.sss.client.internal.NodeChannels;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.core.proto.PutBatch;
 import org.sss.core.proto.Request;
+import org.sss.core.transport.Buffers;
 import org.sss.core.transport.PairBlock;
 import org.sss.core.transport.SssException;
 
 /**
  * Writes many pairs into a table fast: pairs are routed to their owner node, packed into one
- * buffer per node, and sent as a batch when it holds {@code batchBytes}; up to
+ * buffer per node, and sent as a batch when the buffer is full ({@code batchBytes}; a pair
+ * larger than that travels alone); up to
  * {@code maxInFlight} batches per node are in flight at once, and {@link #put} blocks when all
  * are (backpressure, not unbounded buffering).
  *
@@ -55,11 +56,17 @@ public final class BulkWriter implements AutoCloseable {
     checkFailure();
     int partition = partitions.partitionOf(key);
     int node = partitions.ownerOf(partition);
-    ByteBuf buf = buffers[node];
-    if (buf == null) {
-      buf = buffers[node] = PooledByteBufAllocator.DEFAULT.directBuffer(Math.min(batchBytes + 1024, 1 << 20));
-    }
     int keyLength = key.length + PartitionMap.PREFIX_BYTES;
+    int size = PairBlock.encodedSize(keyLength, value.length);
+    ByteBuf buf = buffers[node];
+    if (buf != null && counts[node] > 0 && buf.writableBytes() < size) {
+      // send what fits rather than grow the buffer (growing copies it)
+      send(node);
+      buf = null;
+    }
+    if (buf == null) {
+      buf = buffers[node] = Buffers.allocator().directBuffer(Math.max(size, Math.min(batchBytes, MAX_INITIAL_BYTES)));
+    }
     PairBlock.writeVarint(buf, keyLength);
     buf.writeShort(partition);
     buf.writeBytes(key);
@@ -157,4 +164,6 @@ public final class BulkWriter implements AutoCloseable {
   static final int DEFAULT_BATCH_BYTES = 1 << 20;
   /** Default batches in flight per node. */
   static final int DEFAULT_IN_FLIGHT = 4;
+  /** A batch buffer starts at most this large (and grows for larger batches). */
+  private static final int MAX_INITIAL_BYTES = 16 << 20;
 }

@@ -2,6 +2,7 @@ package org.sss.client;
 
 import com.google.protobuf.ByteString;
 import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.CorruptedFrameException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -312,9 +313,16 @@ public final class TableScan implements Iterator<Pair>, AutoCloseable {
     List<Pair> out = new ArrayList<>(expected);
     ByteBuf in = body;
     while (in.isReadable()) {
-      byte[] stored = PairBlock.readField(in);
+      int storedLength = PairBlock.readLength(in);
+      if (storedLength < PartitionMap.PREFIX_BYTES) {
+        throw new CorruptedFrameException("stored key of " + storedLength
+            + " bytes lacks the partition prefix");
+      }
+      in.skipBytes(PartitionMap.PREFIX_BYTES);
+      byte[] key = new byte[storedLength - PartitionMap.PREFIX_BYTES];
+      in.readBytes(key);
       byte[] value = PairBlock.readField(in);
-      out.add(new Pair(Arrays.copyOfRange(stored, PartitionMap.PREFIX_BYTES, stored.length), value));
+      out.add(new Pair(key, value));
     }
     return out;
   }

@@ -473,6 +473,16 @@ public final class StoreTable {
     }
 
     @Override
+    public int key(ByteBuffer target) {
+      return it.key(target);
+    }
+
+    @Override
+    public int value(ByteBuffer target) {
+      return it.value(target);
+    }
+
+    @Override
     public void next() {
       it.next();
     }
@@ -528,6 +538,16 @@ public final class StoreTable {
     @Override
     public byte[] value() {
       return cursors.get(current).value();
+    }
+
+    @Override
+    public int key(ByteBuffer target) {
+      return cursors.get(current).key(target);
+    }
+
+    @Override
+    public int value(ByteBuffer target) {
+      return cursors.get(current).value(target);
     }
 
     @Override
@@ -589,6 +609,11 @@ public final class StoreTable {
     @Override
     public byte[] value() {
       return top.cursor.value();
+    }
+
+    @Override
+    public int value(ByteBuffer target) {
+      return top.cursor.value(target);
     }
 
     @Override

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sss.core.proto.Request;
+import org.sss.core.transport.Buffers;
 import org.sss.core.transport.Pipelines;
 import org.sss.kvs.NodeStore;
 import org.sss.server.execution.EngineService;
@@ -82,6 +83,7 @@ public final class SssServer implements AutoCloseable {
           .option(ChannelOption.SO_BACKLOG, 256)
           .option(ChannelOption.SO_REUSEADDR, true)
           .childOption(ChannelOption.TCP_NODELAY, true)
+          .childOption(ChannelOption.ALLOCATOR, Buffers.allocator())
           .childHandler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel c) {

@@ -65,6 +65,7 @@ public final class Connection implements AutoCloseable {
         .group(group)
         .channel(NioSocketChannel.class)
         .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.ALLOCATOR, Buffers.allocator())
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 10_000)
         .handler(new ChannelInitializer<SocketChannel>() {
           @Override

@@ -61,7 +61,8 @@ public final class PairBlock {
     throw new CorruptedFrameException("length varint longer than 5 bytes");
   }
 
-  static int varintSize(int value) {
+  /** Bytes the varint of {@code value} takes. */
+  public static int varintSize(int value) {
     int size = 1;
     while ((value & ~0x7F) != 0) {
       size++;
@@ -70,13 +71,22 @@ public final class PairBlock {
     return size;
   }
 
-  /** Reads one length-prefixed field as a new array; the length is checked against the block. */
-  public static byte[] readField(ByteBuf in) {
+  /**
+   * Reads the length of the next field and checks it against the bytes left in the block; the
+   * field itself is left unread.
+   */
+  public static int readLength(ByteBuf in) {
     int length = readVarint(in);
     if (length > in.readableBytes()) {
       throw new CorruptedFrameException("field of " + length + " bytes but only "
           + in.readableBytes() + " left in the pair block");
     }
+    return length;
+  }
+
+  /** Reads one length-prefixed field as a new array; the length is checked against the block. */
+  public static byte[] readField(ByteBuf in) {
+    int length = readLength(in);
     byte[] out = new byte[length];
     in.readBytes(out);
     return out;

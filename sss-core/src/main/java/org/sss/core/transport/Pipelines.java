@@ -14,9 +14,14 @@ public final class Pipelines {
 
   private Pipelines() {}
 
+  /** Frames up to this size get their whole buffer when their length arrives (see {@link FrameCumulator}). */
+  static final int MAX_PRESIZED_FRAME = 16 << 20;
+
   /** Adds the length-bounded frame decoder, the header decoder and the encoder. */
   public static <M extends MessageLite> void addFraming(ChannelPipeline p, Parser<M> parser, int maxFrame) {
-    p.addLast("frame", new LengthFieldBasedFrameDecoder(maxFrame, 0, 4, 0, 4, true));
+    LengthFieldBasedFrameDecoder frames = new LengthFieldBasedFrameDecoder(maxFrame, 0, 4, 0, 4, true);
+    frames.setCumulator(new FrameCumulator(Math.min(maxFrame, MAX_PRESIZED_FRAME)));
+    p.addLast("frame", frames);
     p.addLast("header", new FrameDecoder<>(parser));
     p.addLast("encoder", ENCODER);
   }

@@ -3,6 +3,7 @@ package org.sss.server.store;
 import com.google.protobuf.ByteString;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import org.sss.core.cluster.PartitionMap;
@@ -109,31 +110,77 @@ public final class KvsService {
   /**
    * Validates the whole batch before writing any of it, so that a refused batch leaves nothing
    * behind; then applies it as one atomic RocksDB write.
+   *
+   * <p>Both passes work on the request body in place: validation reads only lengths and
+   * partition numbers, and when the body is one direct buffer (as Netty delivers it) the pairs
+   * go from it straight into the native write batch, without a Java array per key or value.
    */
   private long putBatch(Request req, ByteBuf body) {
     StoreTable t = store.require(req.getPutBatch().getTable());
     int expected = req.getPutBatch().getPairCount();
-    List<byte[][]> pairs = new ArrayList<>(expected);
+    int pairs = 0;
     ByteBuf in = body.duplicate();
-    PairBlock.forEach(in, (k, v) -> {
-      checkKey(k);
-      if (v.length > maxValueBytes) {
-        throw new StoreException(ErrorCode.VALUE_TOO_LARGE, "value of " + v.length
+    while (in.isReadable()) {
+      int keyLength = PairBlock.readLength(in);
+      int keyAt = in.readerIndex();
+      in.skipBytes(keyLength);
+      int valueLength = PairBlock.readLength(in);
+      in.skipBytes(valueLength);
+      checkKey(in, keyAt, keyLength);
+      if (valueLength > maxValueBytes) {
+        throw new StoreException(ErrorCode.VALUE_TOO_LARGE, "value of " + valueLength
             + " bytes exceeds the limit of " + maxValueBytes + " bytes (table '" + t.name() + "')");
       }
-      pairs.add(new byte[][] {k, v});
-    });
-    if (pairs.size() != expected) {
+      pairs++;
+    }
+    if (pairs != expected) {
       throw new StoreException(ErrorCode.BAD_REQUEST, "put batch announced " + expected
-          + " pairs but carried " + pairs.size());
+          + " pairs but carried " + pairs);
     }
     try (StoreTable.Batch b = t.newBatch()) {
-      for (byte[][] p : pairs) {
-        b.put(p[0], p[1]);
+      if (body.isDirect() && body.nioBufferCount() == 1) {
+        ByteBuffer nio = body.nioBuffer(body.readerIndex(), body.readableBytes());
+        ByteBuffer key = nio.duplicate();
+        ByteBuffer value = nio.duplicate();
+        int origin = body.readerIndex() - nio.position();
+        in = body.duplicate();
+        while (in.isReadable()) {
+          int keyLength = PairBlock.readVarint(in);
+          window(key, in.readerIndex() - origin, keyLength);
+          in.skipBytes(keyLength);
+          int valueLength = PairBlock.readVarint(in);
+          window(value, in.readerIndex() - origin, valueLength);
+          in.skipBytes(valueLength);
+          b.put(key, value);
+        }
+      } else {
+        PairBlock.forEach(body.duplicate(), b::put);
       }
       b.commit();
     }
-    return pairs.size();
+    return pairs;
+  }
+
+  private static void window(ByteBuffer b, int position, int length) {
+    b.limit(position + length);
+    b.position(position);
+  }
+
+  /** {@link #checkKey(byte[])} for a stored key at {@code in[at, at + length)}. */
+  private void checkKey(ByteBuf in, int at, int length) {
+    if (length < PartitionMap.PREFIX_BYTES) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, "stored key of " + length
+          + " bytes lacks the 2-byte partition prefix");
+    }
+    if (length > maxValueBytes) {
+      throw new StoreException(ErrorCode.VALUE_TOO_LARGE, "key of " + length
+          + " bytes exceeds the limit of " + maxValueBytes + " bytes");
+    }
+    int p = in.getUnsignedShort(at);
+    if (p >= partitionMap.partitions()) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, "partition " + p + " does not exist (P="
+          + partitionMap.partitions() + ")");
+    }
   }
 
   private byte[] checkKey(byte[] storedKey) {

@@ -41,7 +41,9 @@ import org.sss.server.store.ScanRegistry;
  *
  * <h2>Backpressure</h2>
  * Requests run on the worker pool; when more than {@link #MAX_IN_FLIGHT} of this connection's
- * requests are running or queued, the connection stops reading until some finish.
+ * requests are running or queued, the connection stops reading until some finish. Open scans
+ * also read their next chunk ahead on the same pool (one chunk per scan, see
+ * {@link ScanRegistry}).
  */
 public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<Request>> {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionHandler.class);
@@ -53,7 +55,7 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
   private final KvsService kvs;
   private final EngineService engine;
   private final Executor workers;
-  private final ScanRegistry scans = new ScanRegistry();
+  private final ScanRegistry scans;
   private final AtomicInteger inFlight = new AtomicInteger();
   /** Jobs whose stages this connection started: it is their coordinator. */
   private final java.util.Set<String> coordinatedJobs = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -67,6 +69,7 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
     this.kvs = kvs;
     this.engine = engine;
     this.workers = workers;
+    this.scans = new ScanRegistry(workers);
   }
 
   @Override

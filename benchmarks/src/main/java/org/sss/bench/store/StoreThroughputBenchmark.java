@@ -1,0 +1,507 @@
+package org.sss.bench.store;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.sss.bench.store.BenchPairs.Checksum;
+import org.sss.bench.store.ResultReport.Row;
+import org.sss.client.BulkWriter;
+import org.sss.client.ScanOptions;
+import org.sss.client.SssClient;
+import org.sss.client.TableScan;
+import org.sss.client.cluster.LocalProcessCluster;
+import org.sss.client.cluster.SssCluster;
+import org.sss.core.api.Pair;
+import org.sss.core.proto.Compression;
+import org.sss.core.proto.TableOptions;
+import org.sss.kvs.NodeStore;
+import org.sss.kvs.StoreCursor;
+import org.sss.kvs.StoreTable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Put and full-scan throughput of the store, first on raw RocksDB and then through the SSS
+ * client into an embedded 1-node cluster and a 3-process local cluster, for two shapes of data:
+ * many small pairs (default 10M x (16 B key + 100 B value)) and few large ones (default 16K x
+ * (16 B + 64 KiB)).
+ *
+ * <h2>Running it</h2>
+ * From the repository root, after {@code mvn -o -q -B -DskipTests package}:
+ *
+ * <pre>
+ *   bin/sss bench-store --shape both
+ * </pre>
+ *
+ * or without the launcher (same JVM flags as {@code bin/sss}):
+ *
+ * <pre>
+ *   java -Xmx4g -XX:+UseParallelGC -cp 'benchmarks/target/benchmarks-0.1.0-SNAPSHOT.jar:benchmarks/target/lib/*' \
+ *       org.sss.bench.store.StoreThroughputBenchmark --shape both
+ * </pre>
+ *
+ * Results go to {@code --out} (default {@code benchmarks/results/store}) as
+ * {@code results.md} and {@code results.csv}, with the machine and the command.
+ *
+ * <h2>What is compared</h2>
+ * <ul>
+ *   <li>{@code raw-rocksdb}: {@link NodeStore} and {@link StoreTable} in this JVM, with no
+ *       network: {@link StoreTable.Batch} of {@code --batch-pairs} pairs per commit, then one
+ *       {@link StoreTable#scan} over the whole table.</li>
+ *   <li>{@code client-embedded-1}: {@link SssClient#writer} ({@link BulkWriter}) and
+ *       {@link SssClient#scan} against one node in this JVM, over loopback TCP.</li>
+ *   <li>{@code client-processes-3}: the same against three server processes
+ *       ({@link LocalProcessCluster}), each with {@code --server-heap}.</li>
+ * </ul>
+ * Every table has the same {@link TableOptions}: {@code disable_wal=true} and
+ * {@code --compression}. The client paths also time a put into a table with the WAL, for
+ * information.
+ *
+ * <h2>Honesty</h2>
+ * Every phase is verified, and a mismatch fails the run: the exact count must equal the pairs
+ * written and every scan must return pairs whose order-independent checksum equals that of the
+ * written pairs (see {@link BenchPairs}). Put times include the final flush (all pairs
+ * acknowledged by their node); scan times include reading and hashing every byte returned.
+ * Scans run on the data as loaded (no forced compaction) in every path.
+ *
+ * <h2>Warm-up</h2>
+ * The server processes start once and serve every shape, as long-running servers do. Before
+ * its timed operations, every path (raw included) writes and scans {@code --warmup-bytes} of
+ * pairs in a scratch table, untimed, and drops it: without it, the first scan through freshly
+ * started server JVMs cost twice the CPU of later ones (JIT compilation in three JVMs on two
+ * cores), which measured the JIT rather than the store.
+ */
+@Command(name = "bench-store", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Measure put and full-scan throughput: raw RocksDB, then through the client into",
+        "an embedded 1-node cluster and a 3-process local cluster. Writes results.md and results.csv."})
+public final class StoreThroughputBenchmark implements Callable<Integer> {
+  static final String TABLE = "bench_store";
+  static final String WAL_TABLE = "bench_store_wal";
+  static final String WARMUP_TABLE = "bench_store_warmup";
+
+  @Option(names = "--shape", defaultValue = "both",
+      description = "small, large or both (default: ${DEFAULT-VALUE})")
+  String shape;
+
+  @Option(names = "--pairs", defaultValue = "10000000",
+      description = "pairs of the small shape (default: ${DEFAULT-VALUE})")
+  long pairs;
+
+  @Option(names = "--value-bytes", defaultValue = "100",
+      description = "value bytes of the small shape (default: ${DEFAULT-VALUE})")
+  int valueBytes;
+
+  @Option(names = "--large-pairs", defaultValue = "16384",
+      description = "pairs of the large shape (default: ${DEFAULT-VALUE})")
+  long largePairs;
+
+  @Option(names = "--large-value-bytes", defaultValue = "65536",
+      description = "value bytes of the large shape (default: ${DEFAULT-VALUE})")
+  int largeValueBytes;
+
+  @Option(names = "--batch-pairs", defaultValue = "1000",
+      description = "pairs per raw RocksDB write batch (default: ${DEFAULT-VALUE})")
+  int batchPairs;
+
+  @Option(names = "--compression", defaultValue = "lz4",
+      description = "table compression: lz4, zstd or none (default: ${DEFAULT-VALUE})")
+  String compression;
+
+  @Option(names = "--out", defaultValue = "benchmarks/results/store",
+      description = "directory for results.md and results.csv (default: ${DEFAULT-VALUE})")
+  Path out;
+
+  @Option(names = "--work-dir", description = "where the stores live while measured (default: java.io.tmpdir)")
+  Path workDir;
+
+  @Option(names = "--server-heap", defaultValue = "2g",
+      description = "-Xmx of each server process (default: ${DEFAULT-VALUE})")
+  String serverHeap;
+
+  @Option(names = "--warmup-bytes", defaultValue = "67108864",
+      description = "per path and shape, write and scan this many bytes of pairs into a scratch table "
+          + "first, untimed (default: ${DEFAULT-VALUE}; 0: no warm-up)")
+  long warmupBytes;
+
+  @Option(names = "--skip-processes", description = "skip the 3-process cluster")
+  boolean skipProcesses;
+
+  @Option(names = "--skip-embedded", description = "skip the embedded 1-node cluster")
+  boolean skipEmbedded;
+
+  @Option(names = "--skip-wal-put", description = "skip the (informational) put with the WAL on")
+  boolean skipWalPut;
+
+  @Option(names = "--skip-ordered-scan", description = "skip the (informational) ordered scan")
+  boolean skipOrderedScan;
+
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  /** How this command was invoked, for the record; the extension sets the launcher's form. */
+  String entryPoint = "java -Xmx4g -XX:+UseParallelGC -cp 'benchmarks/target/benchmarks-0.1.0-SNAPSHOT.jar:"
+      + "benchmarks/target/lib/*' org.sss.bench.store.StoreThroughputBenchmark";
+
+  private final PrintStream log = System.out;
+  /** Directories this run created, deleted at the end (also on Ctrl-C). */
+  private final List<Path> scratchDirs = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private ResultReport report;
+
+  public static void main(String[] args) {
+    if (System.getProperty("sss.log.level") == null) {
+      System.setProperty("sss.log.level", "WARN");
+    }
+    System.exit(new CommandLine(new StoreThroughputBenchmark()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    if (!List.of("small", "large", "both").contains(shape)) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--shape must be small, large or both");
+    }
+    if (pairs < 1 || largePairs < 1 || valueBytes < 0 || largeValueBytes < 0 || batchPairs < 1) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "sizes must be positive");
+    }
+    if (workDir == null) {
+      workDir = Path.of(System.getProperty("java.io.tmpdir"));
+    }
+    Files.createDirectories(workDir);
+    report = new ResultReport(entryPoint + " " + spec.commandLine().getParseResult().originalArgs().stream()
+        .map(a -> a.matches("[A-Za-z0-9_./=:,+-]+") ? a : "'" + a + "'").collect(Collectors.joining(" ")));
+    report.setting("table options", "compression=" + options(true).getCompression()
+        + ", disable_wal=true (put-wal: disable_wal=false), other TableOptions at their defaults");
+    report.setting("raw RocksDB batch", batchPairs + " pairs per WriteBatch");
+    report.setting("client writer", "SssClient.writer(table): 1 MiB batches, 4 in flight per node");
+    report.setting("server heap (processes)", serverHeap);
+    report.setting("work dir", workDir.toAbsolutePath().toString());
+    report.setting("warm-up", warmupBytes == 0 ? "none" : String.format(Locale.ROOT,
+        "per path and shape, %.0f MiB of pairs written and scanned in a scratch table, untimed, then dropped",
+        warmupBytes / 1048576.0));
+    long t0 = System.nanoTime();
+    Path clusterDir = skipProcesses ? null : Files.createTempDirectory(workDir, "sss-bench-cluster-");
+    // on Ctrl-C or kill: stop the servers and delete what this run created
+    Thread cleanUpOnExit = new Thread(() -> {
+      stopQuietly(clusterDir);
+      scratchDirs.forEach(StoreThroughputBenchmark::deleteTree);
+    }, "sss-bench-clean-up");
+    Runtime.getRuntime().addShutdownHook(cleanUpOnExit);
+    if (clusterDir != null) {
+      scratchDirs.add(clusterDir);
+    }
+    try {
+      LocalProcessCluster processes = null;
+      if (clusterDir != null) {
+        // started once and kept for every shape, as servers are: the later shapes meet warm JVMs
+        log.printf("starting 3 server processes (heap %s) in %s%n", serverHeap, clusterDir);
+        processes = LocalProcessCluster.start(clusterDir, 3, 0, serverHeap);
+      }
+      if (!shape.equals("large")) {
+        runShape(shapeName(valueBytes), new BenchPairs(pairs, valueBytes), processes);
+      }
+      if (!shape.equals("small")) {
+        runShape(shapeName(largeValueBytes), new BenchPairs(largePairs, largeValueBytes), processes);
+      }
+    } finally {
+      stopQuietly(clusterDir);
+      try {
+        Runtime.getRuntime().removeShutdownHook(cleanUpOnExit);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook runs anyway
+      }
+      scratchDirs.forEach(StoreThroughputBenchmark::deleteTree);
+    }
+    report.setting("total run time", String.format(Locale.ROOT, "%.0f s", (System.nanoTime() - t0) / 1e9));
+    report.write(out);
+    log.println();
+    log.print(report.markdown());
+    log.printf("%nwrote %s and %s%n", out.resolve("results.md"), out.resolve("results.csv"));
+    return 0;
+  }
+
+  static String shapeName(int valueBytes) {
+    String v = valueBytes >= 1024 && valueBytes % 1024 == 0 ? (valueBytes / 1024) + "KiB" : valueBytes + "B";
+    return BenchPairs.KEY_BYTES + "B+" + v;
+  }
+
+  private TableOptions options(boolean disableWal) {
+    Compression c = switch (compression.toLowerCase(Locale.ROOT)) {
+      case "lz4" -> Compression.LZ4;
+      case "zstd" -> Compression.ZSTD;
+      case "none" -> Compression.NONE;
+      default -> throw new CommandLine.ParameterException(spec.commandLine(),
+          "--compression must be lz4, zstd or none");
+    };
+    return TableOptions.newBuilder().setCompression(c).setDisableWal(disableWal).build();
+  }
+
+  private void runShape(String shapeName, BenchPairs data, LocalProcessCluster processes) throws IOException {
+    log.printf("%n== shape %s: %,d pairs, %.1f MB ==%n", shapeName, data.pairs(), data.totalBytes() / 1e6);
+    long t0 = System.nanoTime();
+    Checksum expected = data.expected();
+    log.printf("expected checksum: %s (generated in %.1f s)%n", expected, (System.nanoTime() - t0) / 1e9);
+
+    raw(shapeName, data, expected);
+    if (!skipEmbedded) {
+      try (SssCluster cluster = SssCluster.embedded(1)) {
+        client(shapeName, "client-embedded-1", cluster, new CpuMeter(List.of()), data, expected);
+      }
+    }
+    if (processes != null) {
+      List<Long> pids = new ArrayList<>();
+      for (int i = 0; i < processes.spec().nodeCount(); i++) {
+        pids.add(processes.pid(i).orElseThrow(() -> new IllegalStateException("a server process is not running")));
+      }
+      client(shapeName, "client-processes-3", processes, new CpuMeter(pids), data, expected);
+    }
+  }
+
+  // ---- raw RocksDB ------------------------------------------------------------------------
+
+  private void raw(String shapeName, BenchPairs data, Checksum expected) throws IOException {
+    String path = ResultReport.RAW;
+    Path dir = Files.createTempDirectory(workDir, "sss-bench-raw-");
+    scratchDirs.add(dir);
+    try (NodeStore store = NodeStore.open(dir)) {
+      long warm = warmupPairs(data);
+      if (warm > 0) {
+        StoreTable scratch = store.create(WARMUP_TABLE, options(true), false);
+        byte[] k = data.newKey();
+        byte[] v = data.newValue();
+        for (long i = 0; i < warm; ) {
+          try (StoreTable.Batch batch = scratch.newBatch()) {
+            for (; i < warm && batch.count() < batchPairs; i++) {
+              BenchPairs.key(i, k);
+              BenchPairs.value(i, v);
+              batch.put(k, v);
+            }
+            batch.commit();
+          }
+        }
+        Checksum scanned = new Checksum();
+        try (StoreCursor c = scratch.scan(null, null)) {
+          for (; c.valid(); c.next()) {
+            scanned.add(c.key(), c.value());
+          }
+        }
+        check(scanned.count() == warm, path + " warm-up: scanned " + scanned.count() + " of " + warm);
+        store.drop(WARMUP_TABLE, false);
+        log.printf("%s: warm-up of %,d pairs done (untimed)%n", phase(shapeName, path, ""), warm);
+      }
+      StoreTable table = store.create(TABLE, options(true), false);
+      byte[] k = data.newKey();
+      byte[] v = data.newValue();
+      CpuMeter cpu = new CpuMeter(List.of());
+      PhaseProgress progress = new PhaseProgress(phase(shapeName, path, "put"), data.pairs(), data.pairBytes(), log);
+      double cpu0 = cpu.seconds();
+      long t0 = System.nanoTime();
+      StoreTable.Batch batch = table.newBatch();
+      try {
+        for (long i = 0; i < data.pairs(); i++) {
+          BenchPairs.key(i, k);
+          BenchPairs.value(i, v);
+          batch.put(k, v);
+          progress.add();
+          if (batch.count() == batchPairs) {
+            batch.commit();
+            batch.close();
+            batch = table.newBatch();
+          }
+        }
+        if (batch.count() > 0) {
+          batch.commit();
+        }
+      } finally {
+        batch.close();
+      }
+      double seconds = seconds(t0);
+      double cpuSeconds = cpu.seconds() - cpu0;
+      double load = CpuMeter.loadAverage();
+      long count = table.count();
+      check(count == data.pairs(), path + " put: count " + count + " != " + data.pairs());
+      progress.finish("count verified");
+      report.add(new Row(shapeName, path, "put", data.pairs(), seconds, data.totalBytes(), cpuSeconds, load));
+
+      progress = new PhaseProgress(phase(shapeName, path, "scan"), data.pairs(), data.pairBytes(), log);
+      Checksum got = new Checksum();
+      cpu0 = cpu.seconds();
+      t0 = System.nanoTime();
+      try (StoreCursor c = table.scan(null, null)) {
+        byte[] previous = null;
+        for (; c.valid(); c.next()) {
+          byte[] key = c.key();
+          got.add(key, c.value());
+          if (previous != null && Arrays.compareUnsigned(previous, key) >= 0) {
+            throw new IllegalStateException(path + " scan: keys out of order");
+          }
+          previous = key;
+          progress.add();
+        }
+      }
+      seconds = seconds(t0);
+      cpuSeconds = cpu.seconds() - cpu0;
+      verify(path + " scan", got, expected);
+      progress.finish("checksum verified");
+      report.add(new Row(shapeName, path, "scan", data.pairs(), seconds, data.totalBytes(), cpuSeconds,
+          CpuMeter.loadAverage()));
+    } finally {
+      deleteTree(dir);
+    }
+  }
+
+  // ---- through the client -----------------------------------------------------------------
+
+  /** Stops whatever nodes of the cluster in {@code dir} still run (also after a failed start). */
+  private static void stopQuietly(Path dir) {
+    try {
+      if (dir != null && Files.exists(dir.resolve("cluster.properties"))) {
+        LocalProcessCluster.attach(dir).stopAll();
+      }
+    } catch (IOException | RuntimeException ignored) {
+      // best effort: the directory may be gone already
+    }
+  }
+
+  private void client(String shapeName, String path, SssCluster cluster, CpuMeter cpu, BenchPairs data,
+                      Checksum expected) {
+    System.gc();
+    try (SssClient client = cluster.client()) {
+      client.ping();
+      long warm = warmupPairs(data);
+      if (warm > 0) {
+        client.createTable(WARMUP_TABLE, options(true), false);
+        byte[] k = data.newKey();
+        byte[] v = data.newValue();
+        try (BulkWriter w = client.writer(WARMUP_TABLE)) {
+          for (long i = 0; i < warm; i++) {
+            BenchPairs.key(i, k);
+            BenchPairs.value(i, v);
+            w.put(k, v);
+          }
+        }
+        Checksum scanned = new Checksum();
+        try (TableScan scan = client.scan(WARMUP_TABLE, ScanOptions.anyOrder())) {
+          while (scan.hasNext()) {
+            Pair p = scan.next();
+            scanned.add(p.key(), p.value());
+          }
+        }
+        check(scanned.count() == warm, path + " warm-up: scanned " + scanned.count() + " of " + warm);
+        client.dropTable(WARMUP_TABLE, false);
+        log.printf("%s: warm-up of %,d pairs done (untimed)%n", phase(shapeName, path, ""), warm);
+      }
+      client.createTable(TABLE, options(true), false);
+      report.add(put(client, cpu, TABLE, shapeName, path, "put", data));
+      report.add(scan(client, cpu, shapeName, path, "scan", ScanOptions.anyOrder(), data, expected));
+      if (!skipOrderedScan) {
+        report.add(scan(client, cpu, shapeName, path, "scan-ordered", ScanOptions.inKeyOrder(), data, expected));
+      }
+      client.dropTable(TABLE, false);
+      if (!skipWalPut) {
+        client.createTable(WAL_TABLE, options(false), false);
+        report.add(put(client, cpu, WAL_TABLE, shapeName, path, "put-wal", data));
+        client.dropTable(WAL_TABLE, false);
+      }
+    }
+  }
+
+  private Row put(SssClient client, CpuMeter cpu, String table, String shapeName, String path, String op,
+                  BenchPairs data) {
+    byte[] k = data.newKey();
+    byte[] v = data.newValue();
+    PhaseProgress progress = new PhaseProgress(phase(shapeName, path, op), data.pairs(), data.pairBytes(), log);
+    double cpu0 = cpu.seconds();
+    long t0 = System.nanoTime();
+    try (BulkWriter w = client.writer(table)) {
+      for (long i = 0; i < data.pairs(); i++) {
+        BenchPairs.key(i, k);
+        BenchPairs.value(i, v);
+        w.put(k, v);
+        progress.add();
+      }
+      w.flush();
+      check(w.acknowledged() == data.pairs(), path + " " + op + ": " + w.acknowledged()
+          + " pairs acknowledged, " + data.pairs() + " written");
+    }
+    double seconds = seconds(t0);
+    double cpuSeconds = cpu.seconds() - cpu0;
+    double load = CpuMeter.loadAverage();
+    long count = client.count(table);
+    check(count == data.pairs(), path + " " + op + ": count " + count + " != " + data.pairs());
+    progress.finish("count verified");
+    return new Row(shapeName, path, op, data.pairs(), seconds, data.totalBytes(), cpuSeconds, load);
+  }
+
+  private Row scan(SssClient client, CpuMeter cpu, String shapeName, String path, String op, ScanOptions options,
+                   BenchPairs data, Checksum expected) {
+    PhaseProgress progress = new PhaseProgress(phase(shapeName, path, op), data.pairs(), data.pairBytes(), log);
+    Checksum got = new Checksum();
+    double cpu0 = cpu.seconds();
+    long t0 = System.nanoTime();
+    try (TableScan s = client.scan(TABLE, options)) {
+      byte[] previous = null;
+      while (s.hasNext()) {
+        Pair p = s.next();
+        got.add(p.key(), p.value());
+        if (options.ordered()) {
+          if (previous != null && Arrays.compareUnsigned(previous, p.key()) >= 0) {
+            throw new IllegalStateException(path + " " + op + ": keys out of order");
+          }
+          previous = p.key();
+        }
+        progress.add();
+      }
+    }
+    double seconds = seconds(t0);
+    double cpuSeconds = cpu.seconds() - cpu0;
+    verify(path + " " + op, got, expected);
+    progress.finish("checksum verified");
+    return new Row(shapeName, path, op, data.pairs(), seconds, data.totalBytes(), cpuSeconds,
+        CpuMeter.loadAverage());
+  }
+
+  // ---- helpers ----------------------------------------------------------------------------
+
+  private static String phase(String shapeName, String path, String op) {
+    return "[" + shapeName + " " + path + (op.isEmpty() ? "" : " " + op) + "]";
+  }
+
+  /** Pairs of the untimed warm-up: {@code --warmup-bytes} worth, at most the measured count. */
+  private long warmupPairs(BenchPairs data) {
+    return Math.min(data.pairs(), warmupBytes / data.pairBytes());
+  }
+
+  private static double seconds(long startNanos) {
+    return (System.nanoTime() - startNanos) / 1e9;
+  }
+
+  private static void verify(String what, Checksum got, Checksum expected) {
+    check(got.matches(expected), what + ": got " + got + ", expected " + expected);
+  }
+
+  private static void check(boolean ok, String message) {
+    if (!ok) {
+      throw new IllegalStateException("verification failed: " + message);
+    }
+  }
+
+  private static void deleteTree(Path dir) {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException ignored) {
+      // best effort: a temporary directory
+    }
+  }
+}

@@ -1,0 +1,130 @@
+package org.sss.core.transport;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.sss.core.proto.PutBatch;
+import org.sss.core.proto.Request;
+
+class FrameCumulatorTest {
+  private static final ByteBufAllocator POOLED = PooledByteBufAllocator.DEFAULT;
+  private static LeakCheck leakCheck;
+
+  @BeforeAll
+  static void installLeakCheck() {
+    leakCheck = LeakCheck.install();
+  }
+
+  @AfterAll
+  static void noBufferLeaked() throws InterruptedException {
+    leakCheck.assertNoLeaks();
+  }
+
+  private static byte[] wire(long id, byte[] body) {
+    byte[] header = Request.newBuilder().setId(id)
+        .setPutBatch(PutBatch.newBuilder().setTable("t").setPairCount(1)).build().toByteArray();
+    ByteBuf b = Unpooled.buffer();
+    try {
+      b.writeInt(4 + header.length + body.length).writeInt(header.length).writeBytes(header).writeBytes(body);
+      return ByteBufUtil.getBytes(b);
+    } finally {
+      b.release();
+    }
+  }
+
+  @Test
+  void largeFramesInSocketSizedPieces_arriveIntact_whileEarlierBodiesAreStillHeld() {
+    Random random = new Random(3);
+    List<byte[]> bodies = new ArrayList<>();
+    ByteBuf stream = Unpooled.buffer();
+    for (int i = 0; i < 6; i++) {
+      byte[] body = new byte[(1 << 20) + random.nextInt(5000)];
+      random.nextBytes(body);
+      bodies.add(body);
+      stream.writeBytes(wire(i + 1, body));
+    }
+    EmbeddedChannel ch = new EmbeddedChannel();
+    Pipelines.addFraming(ch.pipeline(), Request.parser(), Pipelines.DEFAULT_MAX_FRAME);
+    List<Frame<Request>> held = new ArrayList<>();
+    try {
+      while (stream.isReadable()) {
+        int n = Math.min(stream.readableBytes(), 1 + random.nextInt(64 << 10));
+        ByteBuf piece = POOLED.directBuffer(n);
+        stream.readBytes(piece, n);
+        ch.writeInbound(piece);
+        for (Frame<Request> f; (f = ch.readInbound()) != null; ) {
+          held.add(f); // not released yet: its memory must not move or be overwritten
+        }
+      }
+      assertEquals(bodies.size(), held.size());
+      for (int i = 0; i < held.size(); i++) {
+        assertEquals(i + 1, held.get(i).header().getId());
+        assertArrayEquals(bodies.get(i), ByteBufUtil.getBytes(held.get(i).body()), "body of frame " + (i + 1));
+      }
+    } finally {
+      held.forEach(Frame::release);
+      stream.release();
+      ch.finishAndReleaseAll();
+    }
+  }
+
+  @Test
+  void cumulate_sizesTheBufferForTheWholeFrame_onceTheLengthIsKnown() {
+    FrameCumulator cumulator = new FrameCumulator(1 << 20);
+    ByteBuf first = POOLED.directBuffer(16).writeInt(100_000).writeLong(1);
+    ByteBuf second = POOLED.directBuffer(64).writeBytes(new byte[64]);
+    ByteBuf c = cumulator.cumulate(POOLED, first, second);
+    try {
+      assertEquals(100_004, c.capacity());
+      assertEquals(12 + 64, c.readableBytes());
+      assertEquals(100_000, c.getInt(0));
+    } finally {
+      c.release();
+    }
+    assertEquals(0, second.refCnt());
+  }
+
+  @Test
+  void cumulate_doesNotReserveMoreThanTheLimit_forAnAnnouncedHugeFrame() {
+    FrameCumulator cumulator = new FrameCumulator(1 << 20);
+    ByteBuf first = POOLED.directBuffer(8).writeInt(50 << 20).writeInt(0);
+    ByteBuf second = POOLED.directBuffer(64).writeBytes(new byte[64]);
+    ByteBuf c = cumulator.cumulate(POOLED, first, second);
+    try {
+      assertTrue(c.capacity() < 4096, "reserved " + c.capacity() + " bytes");
+      assertEquals(72, c.readableBytes());
+    } finally {
+      c.release();
+    }
+  }
+
+  @Test
+  void cumulate_appendsWithinCapacity_withoutMovingTheBuffer() {
+    FrameCumulator cumulator = new FrameCumulator(1 << 20);
+    ByteBuf first = POOLED.directBuffer(1024).writeInt(1000);
+    ByteBuf retained = first.retainedSlice(0, 4); // as a frame body still being worked on
+    ByteBuf c = cumulator.cumulate(POOLED, first, POOLED.directBuffer(100).writeBytes(new byte[100]));
+    try {
+      assertSame(first, c);
+      assertEquals(104, c.readableBytes());
+      assertEquals(1000, retained.getInt(0));
+    } finally {
+      retained.release();
+      c.release();
+    }
+  }
+}
