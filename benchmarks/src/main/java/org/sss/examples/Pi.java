@@ -38,6 +38,11 @@ public final class Pi {
 
   /** The job: (map index, samples) rows in, (inside|outside, count) out. */
   public static Job job(String input, String output, boolean combine) {
+    return job(input, output, combine, 0);
+  }
+
+  /** Like {@link #job(String, String, boolean)} with {@code threads} tasks at once per node (0: the node's default). */
+  public static Job job(String input, String output, boolean combine, int threads) {
     Job.Builder b = Job.named("pi")
         .jarByClass(Pi.class)
         .input(input, Serdes.LONG, Serdes.LONG)
@@ -45,7 +50,7 @@ public final class Pi {
     if (combine) {
       b.combine(WordCount.Sum.class);
     }
-    return b.reduce(WordCount.Sum.class, Serdes.STRING, Serdes.LONG).output(output).overwrite().build();
+    return b.reduce(WordCount.Sum.class, Serdes.STRING, Serdes.LONG).output(output).overwrite().threads(threads).build();
   }
 
   /** Creates the input table: one row (map index, samples) per map. */
@@ -66,8 +71,14 @@ public final class Pi {
   /** Writes the input, runs the job, and reads the estimate; the tables are the caller's to drop. */
   public static Result run(SssClient client, String input, String output, int maps, long samples,
                            boolean combine, ProgressListener progress) {
+    return run(client, input, output, maps, samples, combine, 0, progress);
+  }
+
+  /** Like {@link #run(SssClient, String, String, int, long, boolean, ProgressListener)} with {@code threads} tasks per node. */
+  public static Result run(SssClient client, String input, String output, int maps, long samples,
+                           boolean combine, int threads, ProgressListener progress) {
     writeInput(client, input, maps, samples);
-    JobResult r = client.submit(job(input, output, combine)).await(progress);
+    JobResult r = client.submit(job(input, output, combine, threads)).await(progress);
     long inside = client.get(output, Serdes.STRING.encodeKey(INSIDE)).map(Serdes.LONG::decodeValue).orElse(0L);
     long outside = client.get(output, Serdes.STRING.encodeKey(OUTSIDE)).map(Serdes.LONG::decodeValue).orElse(0L);
     return new Result(maps, samples, inside, outside, estimate(inside, (long) maps * samples), r);
