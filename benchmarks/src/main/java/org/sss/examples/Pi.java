@@ -91,17 +91,61 @@ public final class Pi {
         .divide(BigDecimal.valueOf(total), RoundingMode.HALF_UP);
   }
 
-  /** Counts of the points {@code offset+1 .. offset+size}: {inside, outside}. */
+  /**
+   * Counts of the points {@code offset+1 .. offset+size}: {inside, outside}. The points are
+   * walked incrementally, as Hadoop's mapper walks them: each step adds one to the index's
+   * digits in both bases and adjusts the coordinate by the digits that change (a carry per
+   * base-b digit rollover), instead of recomputing the radical inverse from scratch.
+   */
   public static long[] count(long offset, long size) {
+    HaltonWalk x = new HaltonWalk(2, 63, offset);
+    HaltonWalk y = new HaltonWalk(3, 40, offset);
     long inside = 0;
-    for (long i = offset + 1; i <= offset + size; i++) {
-      double x = halton(i, 2) - 0.5;
-      double y = halton(i, 3) - 0.5;
-      if (x * x + y * y <= 0.25) {
+    for (long i = 0; i < size; i++) {
+      double dx = x.next() - 0.5;
+      double dy = y.next() - 0.5;
+      if (dx * dx + dy * dy <= 0.25) {
         inside++;
       }
     }
     return new long[] {inside, size - inside};
+  }
+
+  /** One coordinate of the Halton sequence, stepped point by point. */
+  static final class HaltonWalk {
+    private final int base;
+    /** weight[j] = base^-(j+1): what digit j of the index is worth in the coordinate. */
+    private final double[] weight;
+    private final int[] digit;
+    private double value;
+
+    /** Positioned at point {@code index} (0: before the first point). */
+    HaltonWalk(int base, int digits, long index) {
+      this.base = base;
+      this.weight = new double[digits];
+      this.digit = new int[digits];
+      long k = index;
+      for (int j = 0; j < digits; j++) {
+        weight[j] = (j == 0 ? 1.0 : weight[j - 1]) / base;
+        digit[j] = (int) (k % base);
+        k = (k - digit[j]) / base;
+        value += digit[j] * weight[j];
+      }
+    }
+
+    /** The coordinate of the next point. */
+    double next() {
+      for (int j = 0; j < digit.length; j++) {
+        digit[j]++;
+        value += weight[j];
+        if (digit[j] < base) {
+          break;
+        }
+        digit[j] = 0;
+        value -= j == 0 ? 1.0 : weight[j - 1];
+      }
+      return value;
+    }
   }
 
   /**

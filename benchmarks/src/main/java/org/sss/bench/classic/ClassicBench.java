@@ -66,22 +66,8 @@ public final class ClassicBench {
     Path work = Files.createTempDirectory(base, "sss-classic-");
     int threads = plan.threads();
     HadoopClassic hadoop = new HadoopClassic(threads, work);
-    SssCluster cluster = null;
-    Double clusterStart = null;
+    Lazy cluster = new Lazy(plan);
     try {
-      if (plan.engines().contains("sss")) {
-        progress.run(plan.name(), "", "sss");
-        progress.phase("start");
-        long t0 = System.nanoTime();
-        cluster = clusterFile != null ? SssCluster.remote(clusterFile) : SssCluster.embedded(plan.nodes());
-        clusterStart = (System.nanoTime() - t0) / 1e9;
-        try (SssClient c = cluster.client()) {
-          if (c.spec().partitionMap().nodes() != plan.nodes()) {
-            throw new IllegalArgumentException("the cluster has " + c.spec().partitionMap().nodes()
-                + " nodes but the parameters say nodes=" + plan.nodes());
-          }
-        }
-      }
       Path text = null;
       String textFrom = null;
       boolean textIsRandom = false;
@@ -110,7 +96,11 @@ public final class ClassicBench {
                 boolean dump = text == null && plan.wordcountInput() == null
                     && plan.jobs().contains(ClassicPlan.WORDCOUNT);
                 Path t = work.resolve("text.txt");
-                o = sssRandomTextWriter(plan, cluster, param, value, dump ? t : null);
+                try {
+                  o = sssRandomTextWriter(plan, cluster.get(), param, value, dump ? t : null);
+                } finally {
+                  cluster.close();
+                }
                 if (dump) {
                   text = t;
                   textFrom = "SSS's RandomTextWriter";
@@ -146,13 +136,49 @@ public final class ClassicBench {
         out.addAll(pi(plan, cluster, hadoop, work, report));
       }
     } finally {
-      if (cluster != null) {
-        cluster.close();
-      }
+      cluster.close();
       HadoopClassic.deleteTree(work);
     }
-    report.setClusterStart(clusterStart);
+    report.setClusterStarts(cluster.starts);
     return out;
+  }
+
+  /**
+   * SSS's cluster, started for each job's SSS run and stopped right after it, so that nothing
+   * of SSS (RocksDB's background work on dropped tables, say) runs while another engine does.
+   */
+  private final class Lazy implements AutoCloseable {
+    private final ClassicPlan plan;
+    private SssCluster cluster;
+    final List<Double> starts = new ArrayList<>();
+
+    Lazy(ClassicPlan plan) {
+      this.plan = plan;
+    }
+
+    SssCluster get() throws IOException {
+      if (cluster == null) {
+        progress.phase("start");
+        long t0 = System.nanoTime();
+        cluster = clusterFile != null ? SssCluster.remote(clusterFile) : SssCluster.embedded(plan.nodes());
+        starts.add((System.nanoTime() - t0) / 1e9);
+        try (SssClient c = cluster.client()) {
+          if (c.spec().partitionMap().nodes() != plan.nodes()) {
+            throw new IllegalArgumentException("the cluster has " + c.spec().partitionMap().nodes()
+                + " nodes but the parameters say nodes=" + plan.nodes());
+          }
+        }
+      }
+      return cluster;
+    }
+
+    @Override
+    public void close() {
+      if (cluster != null) {
+        cluster.close();
+        cluster = null;
+      }
+    }
   }
 
   private Outcome say(Outcome o) {
@@ -230,7 +256,7 @@ public final class ClassicBench {
     }
   }
 
-  private List<Outcome> wordCount(ClassicPlan plan, SssCluster cluster, HadoopClassic hadoop, Path work, Path text,
+  private List<Outcome> wordCount(ClassicPlan plan, Lazy cluster, HadoopClassic hadoop, Path work, Path text,
                                   String textFrom, boolean textIsRandom, ClassicReport report) throws Exception {
     String param = "input";
     String value = String.format(Locale.ROOT, "%.1f MiB", Files.size(text) / 1048576.0);
@@ -257,7 +283,7 @@ public final class ClassicBench {
             String id = Long.toHexString(System.nanoTime());
             String in = "classic-wc-in-" + id;
             String outTable = "classic-wc-out-" + id;
-            try (SssClient client = cluster.client()) {
+            try (SssClient client = cluster.get().client()) {
               try {
                 progress.phase("load");
                 long t0 = System.nanoTime();
@@ -281,6 +307,8 @@ public final class ClassicBench {
                 client.dropTable(in, true);
                 client.dropTable(outTable, true);
               }
+            } finally {
+              cluster.close();
             }
           }
           default -> {
@@ -359,7 +387,7 @@ public final class ClassicBench {
     return sb.toString();
   }
 
-  private List<Outcome> pi(ClassicPlan plan, SssCluster cluster, HadoopClassic hadoop, Path work, ClassicReport report)
+  private List<Outcome> pi(ClassicPlan plan, Lazy cluster, HadoopClassic hadoop, Path work, ClassicReport report)
       throws IOException {
     String param = "maps x samples";
     String value = plan.piMaps() + " x " + Sizes.formatCount(plan.piSamples());
@@ -377,7 +405,7 @@ public final class ClassicBench {
           }
           case "sss" -> {
             String id = Long.toHexString(System.nanoTime());
-            try (SssClient client = cluster.client()) {
+            try (SssClient client = cluster.get().client()) {
               try {
                 progress.phase("job");
                 long t0 = System.nanoTime();
@@ -389,6 +417,8 @@ public final class ClassicBench {
                 client.dropTable("classic-pi-in-" + id, true);
                 client.dropTable("classic-pi-out-" + id, true);
               }
+            } finally {
+              cluster.close();
             }
           }
           default -> {
