@@ -38,6 +38,11 @@ public final class Pi {
 
   /** The job: (map index, samples) rows in, (inside|outside, count) out. */
   public static Job job(String input, String output, boolean combine) {
+    return job(input, output, combine, 0);
+  }
+
+  /** Like {@link #job(String, String, boolean)} with {@code threads} tasks at once per node (0: the node's default). */
+  public static Job job(String input, String output, boolean combine, int threads) {
     Job.Builder b = Job.named("pi")
         .jarByClass(Pi.class)
         .input(input, Serdes.LONG, Serdes.LONG)
@@ -45,7 +50,7 @@ public final class Pi {
     if (combine) {
       b.combine(WordCount.Sum.class);
     }
-    return b.reduce(WordCount.Sum.class, Serdes.STRING, Serdes.LONG).output(output).overwrite().build();
+    return b.reduce(WordCount.Sum.class, Serdes.STRING, Serdes.LONG).output(output).overwrite().threads(threads).build();
   }
 
   /** Creates the input table: one row (map index, samples) per map. */
@@ -66,8 +71,14 @@ public final class Pi {
   /** Writes the input, runs the job, and reads the estimate; the tables are the caller's to drop. */
   public static Result run(SssClient client, String input, String output, int maps, long samples,
                            boolean combine, ProgressListener progress) {
+    return run(client, input, output, maps, samples, combine, 0, progress);
+  }
+
+  /** Like {@link #run(SssClient, String, String, int, long, boolean, ProgressListener)} with {@code threads} tasks per node. */
+  public static Result run(SssClient client, String input, String output, int maps, long samples,
+                           boolean combine, int threads, ProgressListener progress) {
     writeInput(client, input, maps, samples);
-    JobResult r = client.submit(job(input, output, combine)).await(progress);
+    JobResult r = client.submit(job(input, output, combine, threads)).await(progress);
     long inside = client.get(output, Serdes.STRING.encodeKey(INSIDE)).map(Serdes.LONG::decodeValue).orElse(0L);
     long outside = client.get(output, Serdes.STRING.encodeKey(OUTSIDE)).map(Serdes.LONG::decodeValue).orElse(0L);
     return new Result(maps, samples, inside, outside, estimate(inside, (long) maps * samples), r);
@@ -80,17 +91,61 @@ public final class Pi {
         .divide(BigDecimal.valueOf(total), RoundingMode.HALF_UP);
   }
 
-  /** Counts of the points {@code offset+1 .. offset+size}: {inside, outside}. */
+  /**
+   * Counts of the points {@code offset+1 .. offset+size}: {inside, outside}. The points are
+   * walked incrementally, as Hadoop's mapper walks them: each step adds one to the index's
+   * digits in both bases and adjusts the coordinate by the digits that change (a carry per
+   * base-b digit rollover), instead of recomputing the radical inverse from scratch.
+   */
   public static long[] count(long offset, long size) {
+    HaltonWalk x = new HaltonWalk(2, 63, offset);
+    HaltonWalk y = new HaltonWalk(3, 40, offset);
     long inside = 0;
-    for (long i = offset + 1; i <= offset + size; i++) {
-      double x = halton(i, 2) - 0.5;
-      double y = halton(i, 3) - 0.5;
-      if (x * x + y * y <= 0.25) {
+    for (long i = 0; i < size; i++) {
+      double dx = x.next() - 0.5;
+      double dy = y.next() - 0.5;
+      if (dx * dx + dy * dy <= 0.25) {
         inside++;
       }
     }
     return new long[] {inside, size - inside};
+  }
+
+  /** One coordinate of the Halton sequence, stepped point by point. */
+  static final class HaltonWalk {
+    private final int base;
+    /** weight[j] = base^-(j+1): what digit j of the index is worth in the coordinate. */
+    private final double[] weight;
+    private final int[] digit;
+    private double value;
+
+    /** Positioned at point {@code index} (0: before the first point). */
+    HaltonWalk(int base, int digits, long index) {
+      this.base = base;
+      this.weight = new double[digits];
+      this.digit = new int[digits];
+      long k = index;
+      for (int j = 0; j < digits; j++) {
+        weight[j] = (j == 0 ? 1.0 : weight[j - 1]) / base;
+        digit[j] = (int) (k % base);
+        k = (k - digit[j]) / base;
+        value += digit[j] * weight[j];
+      }
+    }
+
+    /** The coordinate of the next point. */
+    double next() {
+      for (int j = 0; j < digit.length; j++) {
+        digit[j]++;
+        value += weight[j];
+        if (digit[j] < base) {
+          break;
+        }
+        digit[j] = 0;
+        value -= j == 0 ? 1.0 : weight[j - 1];
+      }
+      return value;
+    }
   }
 
   /**

@@ -66,6 +66,11 @@ public final class RandomTextWriter {
 
   /** The job: seed rows (map index, bytes) in, lines (map index &lt;&lt; 40 | row, line) out. */
   public static Job job(String seeds, String output, long seed, long rowsPerMap) {
+    return job(seeds, output, seed, rowsPerMap, 0);
+  }
+
+  /** Like {@link #job(String, String, long, long)} with {@code threads} tasks at once per node (0: the node's default). */
+  public static Job job(String seeds, String output, long seed, long rowsPerMap, int threads) {
     return Job.named("randomtextwriter")
         .jarByClass(RandomTextWriter.class)
         .input(seeds, Serdes.LONG, Serdes.LONG)
@@ -73,6 +78,7 @@ public final class RandomTextWriter {
         .output(output).overwrite()
         .config(SEED, Long.toString(seed))
         .config(ROWS_PER_MAP, Long.toString(rowsPerMap))
+        .threads(threads)
         .build();
   }
 

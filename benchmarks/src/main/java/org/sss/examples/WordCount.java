@@ -17,6 +17,11 @@ public final class WordCount {
 
   /** The job: lines (line number, text) in, (word, count) out. */
   public static Job job(String input, String output, boolean combine) {
+    return job(input, output, combine, 0);
+  }
+
+  /** Like {@link #job(String, String, boolean)} with {@code threads} tasks at once per node (0: the node's default). */
+  public static Job job(String input, String output, boolean combine, int threads) {
     Job.Builder b = Job.named("wordcount")
         .jarByClass(WordCount.class)
         .input(input, Serdes.LONG, Serdes.STRING)
@@ -24,7 +29,7 @@ public final class WordCount {
     if (combine) {
       b.combine(Sum.class);
     }
-    return b.reduce(Sum.class, Serdes.STRING, Serdes.LONG).output(output).overwrite().build();
+    return b.reduce(Sum.class, Serdes.STRING, Serdes.LONG).output(output).overwrite().threads(threads).build();
   }
 
   /** Emits (word, 1) per token. */

@@ -54,6 +54,24 @@ class PiTest {
   }
 
   @Test
+  void incrementalWalk_matchesTheRadicalInverse() {
+    for (long offset : new long[] {0, 1, 12345, 1_000_000_007L}) {
+      Pi.HaltonWalk x = new Pi.HaltonWalk(2, 63, offset);
+      Pi.HaltonWalk y = new Pi.HaltonWalk(3, 40, offset);
+      long inside = 0;
+      for (long i = offset + 1; i <= offset + 20_000; i++) {
+        // the walk accumulates rounding (as Hadoop's does): ~1e-12 after a billion points
+        assertEquals(Pi.halton(i, 2), x.next(), 1e-9);
+        assertEquals(Pi.halton(i, 3), y.next(), 1e-9);
+        double dx = Pi.halton(i, 2) - 0.5;
+        double dy = Pi.halton(i, 3) - 0.5;
+        inside += dx * dx + dy * dy <= 0.25 ? 1 : 0;
+      }
+      assertEquals(inside, Pi.count(offset, 20_000)[0], 1, "a point on the circle may fall either way");
+    }
+  }
+
+  @Test
   void halton_firstPoints() {
     assertEquals(0.5, Pi.halton(1, 2));
     assertEquals(0.25, Pi.halton(2, 2));

@@ -5,6 +5,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.sss.bench.classic.ClassicBench;
+import org.sss.bench.classic.ClassicPlan;
+import org.sss.bench.classic.ClassicReport;
 import org.sss.client.cli.CommandExtension;
 import org.sss.client.cluster.SssCluster;
 import picocli.CommandLine;
@@ -17,14 +20,16 @@ import picocli.CommandLine.Parameters;
  * read/write/shuffle benchmark of the SSS paper, on SSS and on Hadoop MapReduce.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-    description = {"Runs the synthetic benchmark (the SSS paper's Table 2 workloads) on SSS and Hadoop MapReduce.",
+    description = {"Runs the synthetic benchmark (the SSS paper's Table 2 workloads) on SSS and Hadoop MapReduce,",
+        "and the classic jobs (RandomTextWriter, WordCount, Pi) on SSS, Hadoop and Spark (workload=classic files).",
         "Each PARAMS file is a properties file with the paper's parameter names (see benchmarks/params/).",
         "Without --cluster, SSS runs on an embedded cluster of 'nodes' nodes, started afresh for every run."})
 public final class BenchCommand implements Callable<Integer> {
   @Parameters(paramLabel = "PARAMS", arity = "1..*", description = "parameter files (.properties)")
   List<Path> files;
 
-  @Option(names = "--engines", paramLabel = "LIST", description = "engines to run, overriding the files (sss,hadoop)")
+  @Option(names = "--engines", paramLabel = "LIST",
+      description = "engines to run, overriding the files (sss,hadoop; classic files also spark)")
   String engines;
 
   @Option(names = "--out", paramLabel = "DIR", description = "write results.csv, report.md and plots here")
@@ -49,12 +54,26 @@ public final class BenchCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     List<SweepPlan.Workload> workloads = new ArrayList<>();
+    List<ClassicPlan> classic = new ArrayList<>();
     for (Path f : files) {
-      workloads.addAll(SweepPlan.load(f));
+      if (ClassicPlan.isClassic(f)) {
+        classic.add(ClassicPlan.load(f));
+      } else {
+        workloads.addAll(SweepPlan.load(f));
+      }
     }
     if (engines != null) {
-      List<String> e = SweepPlan.engines(engines);
-      workloads.replaceAll(w -> w.withEngines(e));
+      if (!classic.isEmpty()) {
+        List<String> e = ClassicPlan.engines(engines);
+        classic.replaceAll(p -> p.withEngines(e));
+      }
+      if (!workloads.isEmpty()) {
+        // with classic files too, Spark (a classic-only engine) is dropped for the synthetic workloads
+        String synthetic = classic.isEmpty() ? engines
+            : String.join(",", SweepPlan.list(engines).stream().filter(x -> !x.equals("spark")).toList());
+        List<String> e = SweepPlan.engines(synthetic);
+        workloads.replaceAll(w -> w.withEngines(e));
+      }
     }
     Path clusterFile = clusterFile();
     quietHadoop();
@@ -70,16 +89,39 @@ public final class BenchCommand implements Callable<Integer> {
         }
       }
     }
-    Bench bench = new Bench(clusterFile, Progress.console(), console);
-    Report report = out == null ? null : new Report(out);
-    List<Record> records = bench.run(workloads, report);
-    if (report != null) {
-      report.finish(workloads, records, commandLine(), Report.machine());
+    long bad = 0;
+    if (!workloads.isEmpty()) {
+      Bench bench = new Bench(clusterFile, Progress.console(), console);
+      Report report = out == null ? null : new Report(out);
+      List<Record> records = bench.run(workloads, report);
+      if (report != null) {
+        report.finish(workloads, records, commandLine(), Report.machine());
+      }
+      bad += records.stream().filter(r -> r.result() != null && !r.verified()
+          || r.result() == null && !r.note().startsWith("skipped")).count();
+    }
+    if (!classic.isEmpty()) {
+      ClassicReport report = new ClassicReport(out, workloads.isEmpty());
+      List<String> sections = new ArrayList<>();
+      for (ClassicPlan plan : classic) {
+        List<ClassicBench.Outcome> outcomes = new ClassicBench(clusterFile, Progress.console(), console)
+            .run(plan, report);
+        console.println();
+        console.println(plan.name() + ": " + plan.describe() + ", seconds");
+        console.print(ClassicReport.table(outcomes, false));
+        console.println();
+        console.flush();
+        sections.add(report.section(plan, outcomes));
+        bad += outcomes.stream().filter(o -> o.ran() ? !o.verified() : !o.skipped()).count();
+      }
+      report.finish(workloads.isEmpty() ? "report.md" : "classic.md", commandLine(),
+          Report.machine() + "spark: 4.2.0 (spark-core_2.13, local mode, its own JVM from benchmarks/spark)\n",
+          sections);
+    }
+    if (out != null) {
       console.println("results in " + out.toAbsolutePath());
       console.flush();
     }
-    long bad = records.stream().filter(r -> r.result() != null && !r.verified()
-        || r.result() == null && !r.note().startsWith("skipped")).count();
     if (bad > 0) {
       console.println(bad + " run(s) failed or did not verify");
       console.flush();
