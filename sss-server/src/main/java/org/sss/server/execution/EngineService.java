@@ -151,8 +151,17 @@ public final class EngineService implements AutoCloseable {
       abort(jobId, "its coordinator disconnected");
       StageExecution e = running.get(jobId);
       CompletableFuture<?> stopped = e == null ? CompletableFuture.completedFuture(null) : e.done();
+      // A table create the coordinator sent just before it went may still be queued: sweep
+      // again once such requests have run.
       stopped.whenComplete((r, x) -> readers.execute(() -> dropIntermediates(jobId)));
+      CompletableFuture.delayedExecutor(2, java.util.concurrent.TimeUnit.SECONDS, readers)
+          .execute(() -> dropIntermediates(jobId));
     }
+  }
+
+  /** True when the job was aborted here (its late requests must not recreate its tables). */
+  public boolean aborted(String jobId) {
+    return abortedJobs.containsKey(jobId);
   }
 
   private void dropIntermediates(String jobId) {

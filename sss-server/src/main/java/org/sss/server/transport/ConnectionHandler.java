@@ -120,13 +120,22 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
   private void noteCoordinatedJob(Request req) {
     if (req.hasRunStage()) {
       coordinatedJobs.add(req.getRunStage().getJobId());
-    } else if (req.hasCreateTable() && req.getCreateTable().getTable().startsWith(EngineService.INTERMEDIATE_PREFIX)) {
-      String rest = req.getCreateTable().getTable().substring(EngineService.INTERMEDIATE_PREFIX.length());
-      int dash = rest.lastIndexOf('-');
-      if (dash > 0) {
-        coordinatedJobs.add(rest.substring(0, dash));
+    } else {
+      String job = intermediateJobOf(req);
+      if (job != null) {
+        coordinatedJobs.add(job);
       }
     }
+  }
+
+  /** The job whose intermediate table a CreateTable names, or null. */
+  private static String intermediateJobOf(Request req) {
+    if (req.hasCreateTable() && req.getCreateTable().getTable().startsWith(EngineService.INTERMEDIATE_PREFIX)) {
+      String rest = req.getCreateTable().getTable().substring(EngineService.INTERMEDIATE_PREFIX.length());
+      int dash = rest.lastIndexOf('-');
+      return dash > 0 ? rest.substring(0, dash) : null;
+    }
+    return null;
   }
 
   private void run(ChannelHandlerContext ctx, Frame<Request> frame) {
@@ -137,6 +146,10 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
     }
     Frame<Response> answer;
     try {
+      String abortedJob = intermediateJobOf(req);
+      if (abortedJob != null && engine.aborted(abortedJob)) {
+        throw new StoreException(ErrorCode.JOB_ABORTED, "job " + abortedJob + " was aborted");
+      }
       answer = kvs.handle(req, frame.body(), scans, ctx.alloc());
     } catch (StoreException e) {
       answer = error(req.getId(), e.code(), e.getMessage());
