@@ -212,6 +212,21 @@ public final class StoreTable {
   }
 
   /** Pairs (RocksDB's estimate) and bytes (SST files plus memtables). */
+  /**
+   * The table's info, or empty when it was dropped: a listing takes a snapshot of the tables
+   * and must not fail because another client dropped one of them meanwhile.
+   */
+  public java.util.Optional<TableInfo> infoIfLive() {
+    try {
+      return java.util.Optional.of(info());
+    } catch (StoreException e) {
+      if (dropped) {
+        return java.util.Optional.empty();
+      }
+      throw e;
+    }
+  }
+
   public TableInfo info() {
     Lock lock = use();
     try {

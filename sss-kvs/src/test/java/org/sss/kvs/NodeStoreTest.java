@@ -179,6 +179,18 @@ class NodeStoreTest {
   }
 
   @Test
+  void infoIfLive_tableDroppedAfterListingIsSkippedNotAnError() {
+    store.create("t", DEFAULTS, false);
+    store.create("u", DEFAULTS, false);
+    List<StoreTable> snapshot = List.copyOf(store.tables());
+    store.drop("t", false);
+    List<String> live = snapshot.stream().flatMap(t -> t.infoIfLive().stream()).map(i -> i.getName()).toList();
+    assertEquals(List.of("u"), live);
+    StoreTable dropped = snapshot.stream().filter(t -> t.name().equals("t")).findFirst().orElseThrow();
+    assertStore(ErrorCode.NO_SUCH_TABLE, dropped::info);
+  }
+
+  @Test
   void create_illegalNamesRejectedAsBadRequest() {
     String[] bad = {"", "default", "a/b", "a b", "tab\t", "ünï", "a:b", "x".repeat(201), "../up"};
     for (String name : bad) {

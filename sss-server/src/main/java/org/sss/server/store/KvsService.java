@@ -61,7 +61,7 @@ public final class KvsService {
       case LIST_TABLES -> {
         TableList.Builder list = TableList.newBuilder();
         for (StoreTable t : store.tables()) {
-          list.addTables(t.info());
+          t.infoIfLive().ifPresent(list::addTables);
         }
         return Frame.of(ok.setTables(list).build());
       }
