@@ -126,6 +126,21 @@ public final class SssClient implements AutoCloseable {
     }
   }
 
+  /**
+   * Creates an empty table on every node, dropping a table of that name and its data first;
+   * one request per node (a job's output with overwrite).
+   */
+  public void replaceTable(String table, TableOptions options) {
+    List<Throwable> errors = new ArrayList<>();
+    for (Frame<Response> r : onAllNodes(Request.newBuilder().setCreateTable(
+        CreateTable.newBuilder().setTable(table).setOptions(options).setReplace(true)), errors)) {
+      r.release();
+    }
+    if (!errors.isEmpty()) {
+      throw NodeChannels.unwrap(errors.get(0));
+    }
+  }
+
   /** Drops a table on every node; returns false if it existed nowhere. */
   public boolean dropTable(String table, boolean ifExists) {
     List<Throwable> errors = new ArrayList<>();

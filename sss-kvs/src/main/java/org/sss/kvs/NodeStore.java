@@ -21,6 +21,7 @@ import org.rocksdb.DBOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.sss.core.proto.Compression;
 import org.sss.core.proto.ErrorCode;
@@ -36,6 +37,10 @@ import org.sss.core.proto.TableOptions;
  * options its entry records, so tables and their options survive restarts. A column family
  * without a catalog entry (a crash between the two steps) is dropped at open.
  *
+ * <p>A table normally lives in the column family of its own name. A table created from a
+ * {@linkplain SpareFamilies spare} (created ahead of need, so creating a table costs one catalog
+ * write) lives in the spare's family, which {@code family/<name>} records.
+ *
  * <h2>Durability</h2>
  * Tables created with the WAL keep every acknowledged write across a process crash
  * ({@code kill -9}); the WAL is not fsynced per write, so a machine crash can lose the last
@@ -48,6 +53,7 @@ public final class NodeStore implements AutoCloseable {
   }
 
   private static final String CATALOG_PREFIX = "table/";
+  private static final String FAMILY_PREFIX = "family/";
 
   private final Path dir;
   private final RocksDB db;
@@ -56,17 +62,31 @@ public final class NodeStore implements AutoCloseable {
   private final Map<String, StoreTable> tables = new ConcurrentHashMap<>();
   private final Object ddlLock = new Object();
   private final Map<String, CompletableFuture<Void>> pendingDrops = new ConcurrentHashMap<>();
-  private final java.util.concurrent.ExecutorService dropper = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
-    Thread t = new Thread(r, "sss-table-dropper");
+  /** Drops column families and creates spares, one at a time, off the callers' threads. */
+  private final java.util.concurrent.ExecutorService background = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "sss-store-background");
     t.setDaemon(true);
     return t;
   });
+  private final SpareFamilies spares;
 
   private NodeStore(Path dir, RocksDB db, DBOptions dbOptions, ColumnFamilyHandle catalog) {
     this.dir = dir;
     this.db = db;
     this.dbOptions = dbOptions;
     this.catalog = catalog;
+    this.spares = new SpareFamilies(db, catalog, background);
+  }
+
+  /** What the catalog records: tables, the family of each table not in its own, and spares. */
+  private record Catalog(Map<String, TableOptions> tables, Map<String, String> families,
+                         Map<String, TableOptions> spares) {
+    /** The table stored in {@code family}, or null. */
+    Map<String, String> ownerByFamily() {
+      Map<String, String> owners = new java.util.HashMap<>();
+      tables.keySet().forEach(t -> owners.put(families.getOrDefault(t, t), t));
+      return owners;
+    }
   }
 
   /** Opens (or creates) the store in {@code dir}, reopening every table it holds. */
@@ -88,15 +108,18 @@ public final class NodeStore implements AutoCloseable {
           .setBytesPerSync(1 << 20)
           .setMaxOpenFiles(512)
           .setKeepLogFileNum(3);
-      Map<String, TableOptions> catalog = readCatalog(dbDir, families);
+      Catalog catalog = readCatalog(dbDir, families);
+      Map<String, String> owners = catalog.ownerByFamily();
       List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
       descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, new ColumnFamilyOptions()));
       List<String> names = new ArrayList<>();
       for (byte[] f : families) {
-        String name = new String(f, StandardCharsets.UTF_8);
-        if (!name.equals("default")) {
-          names.add(name);
-          TableOptions options = catalog.getOrDefault(name, TableOptions.getDefaultInstance());
+        String family = new String(f, StandardCharsets.UTF_8);
+        if (!family.equals("default")) {
+          names.add(family);
+          String owner = owners.get(family);
+          TableOptions options = owner != null ? catalog.tables().get(owner)
+              : catalog.spares().getOrDefault(family, TableOptions.getDefaultInstance());
           descriptors.add(new ColumnFamilyDescriptor(f, columnFamilyOptions(options)));
         }
       }
@@ -104,15 +127,18 @@ public final class NodeStore implements AutoCloseable {
       RocksDB db = RocksDB.open(dbOptions, dbDir.toString(), descriptors, handles);
       NodeStore store = new NodeStore(dir, db, dbOptions, handles.get(0));
       for (int i = 0; i < names.size(); i++) {
-        String name = names.get(i);
+        String family = names.get(i);
         ColumnFamilyHandle h = handles.get(i + 1);
-        TableOptions options = catalog.get(name);
-        if (options == null) {
-          // created but never cataloged: a crash between the two steps of create
+        String owner = owners.get(family);
+        if (owner != null) {
+          store.tables.put(owner, new StoreTable(db, owner, family, catalog.tables().get(owner), h, dir.resolve("ingest")));
+        } else if (catalog.spares().containsKey(family)) {
+          store.spares.adopt(catalog.spares().get(family), new SpareFamilies.Spare(family, h));
+        } else {
+          // created but never cataloged (a crash between the two steps of create), or
+          // dropped but not yet removed (a crash before the background drop ran)
           db.dropColumnFamily(h);
           h.close();
-        } else {
-          store.tables.put(name, new StoreTable(db, name, options, h, dir.resolve("ingest")));
         }
       }
       for (ColumnFamilyDescriptor d : descriptors) {
@@ -129,9 +155,8 @@ public final class NodeStore implements AutoCloseable {
    * Reads the catalog with a read-only open first, because RocksDB takes each column family's
    * options at open and they are recorded in the catalog itself.
    */
-  private static Map<String, TableOptions> readCatalog(Path dbDir, List<byte[]> families)
-      throws RocksDBException {
-    Map<String, TableOptions> out = new java.util.HashMap<>();
+  private static Catalog readCatalog(Path dbDir, List<byte[]> families) throws RocksDBException {
+    Catalog out = new Catalog(new java.util.HashMap<>(), new java.util.HashMap<>(), new java.util.HashMap<>());
     if (!Files.exists(dbDir.resolve("CURRENT"))) {
       return out;
     }
@@ -141,14 +166,17 @@ public final class NodeStore implements AutoCloseable {
     try (DBOptions options = new DBOptions();
          RocksDB readOnly = RocksDB.openReadOnly(options, dbDir.toString(), descriptors, handles);
          org.rocksdb.RocksIterator it = readOnly.newIterator(handles.get(0))) {
-      byte[] prefix = CATALOG_PREFIX.getBytes(StandardCharsets.UTF_8);
-      for (it.seek(prefix); it.isValid(); it.next()) {
+      for (it.seekToFirst(); it.isValid(); it.next()) {
         String key = new String(it.key(), StandardCharsets.UTF_8);
-        if (!key.startsWith(CATALOG_PREFIX)) {
-          break;
+        if (key.startsWith(CATALOG_PREFIX)) {
+          String name = key.substring(CATALOG_PREFIX.length());
+          out.tables().put(name, parse(name, it.value()));
+        } else if (key.startsWith(FAMILY_PREFIX)) {
+          out.families().put(key.substring(FAMILY_PREFIX.length()), new String(it.value(), StandardCharsets.UTF_8));
+        } else if (key.startsWith(SpareFamilies.CATALOG_PREFIX)) {
+          String family = key.substring(SpareFamilies.CATALOG_PREFIX.length());
+          out.spares().put(family, parse(family, it.value()));
         }
-        String name = key.substring(CATALOG_PREFIX.length());
-        out.put(name, parse(name, it.value()));
       }
     } finally {
       handles.forEach(ColumnFamilyHandle::close);
@@ -183,7 +211,8 @@ public final class NodeStore implements AutoCloseable {
     };
   }
 
-  private static ColumnFamilyOptions columnFamilyOptions(TableOptions options) {
+  /** RocksDB's options for a table's column family; only {@link SpareFamilies#profileOf} fields count. */
+  static ColumnFamilyOptions columnFamilyOptions(TableOptions options) {
     ColumnFamilyOptions cf = new ColumnFamilyOptions()
         .setCompressionType(compressionOf(options))
         .setWriteBufferSize(64L << 20)
@@ -198,6 +227,10 @@ public final class NodeStore implements AutoCloseable {
 
   private static byte[] catalogKey(String name) {
     return (CATALOG_PREFIX + name).getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static byte[] familyKey(String name) {
+    return (FAMILY_PREFIX + name).getBytes(StandardCharsets.UTF_8);
   }
 
   /**
@@ -216,21 +249,41 @@ public final class NodeStore implements AutoCloseable {
         }
         throw new StoreException(ErrorCode.TABLE_EXISTS, "table '" + name + "' already exists");
       }
-      awaitPendingDrop(name);
       // Tables with a WAL get a synced catalog entry; for tables without one (intermediate
       // data) a lost entry only means the column family is dropped at the next open.
-      try (ColumnFamilyOptions cfOptions = columnFamilyOptions(options);
-           WriteOptions sync = new WriteOptions().setSync(!options.getDisableWal())) {
-        ColumnFamilyHandle h = db.createColumnFamily(
-            new ColumnFamilyDescriptor(name.getBytes(StandardCharsets.UTF_8), cfOptions));
-        db.put(catalog, sync, catalogKey(name), options.toByteArray());
-        StoreTable t = new StoreTable(db, name, options, h, dir.resolve("ingest"));
+      try (WriteOptions sync = new WriteOptions().setSync(!options.getDisableWal());
+           WriteBatch entry = new WriteBatch()) {
+        SpareFamilies.Spare spare = spares.take(SpareFamilies.profileOf(options));
+        ColumnFamilyHandle h;
+        String family = name;
+        if (spare != null) {
+          h = spare.handle();
+          family = spare.family();
+          entry.delete(catalog, SpareFamilies.catalogKey(spare.family()));
+          entry.put(catalog, familyKey(name), spare.family().getBytes(StandardCharsets.UTF_8));
+        } else {
+          awaitPendingDrop(name);
+          try (ColumnFamilyOptions cfOptions = columnFamilyOptions(options)) {
+            h = db.createColumnFamily(new ColumnFamilyDescriptor(name.getBytes(StandardCharsets.UTF_8), cfOptions));
+          }
+        }
+        entry.put(catalog, catalogKey(name), options.toByteArray());
+        db.write(sync, entry);
+        StoreTable t = new StoreTable(db, name, family, options, h, dir.resolve("ingest"));
         tables.put(name, t);
         return t;
       } catch (RocksDBException e) {
         throw new StoreException(ErrorCode.STORAGE_ERROR, "creating table '" + name + "' failed: "
             + e.getMessage(), e);
       }
+    }
+  }
+
+  /** Drops the table {@code name} if it exists and creates it anew, empty, as one step. */
+  public StoreTable replace(String name, TableOptions options) {
+    synchronized (ddlLock) {
+      drop(name, true);
+      return create(name, options, false);
     }
   }
 
@@ -250,9 +303,12 @@ public final class NodeStore implements AutoCloseable {
         throw noSuchTable(name);
       }
       t.retain(); // for the background column family drop below
-      try (WriteOptions sync = new WriteOptions().setSync(!t.options().getDisableWal())) {
+      try (WriteOptions sync = new WriteOptions().setSync(!t.options().getDisableWal());
+           WriteBatch entry = new WriteBatch()) {
+        entry.delete(catalog, catalogKey(name));
+        entry.delete(catalog, familyKey(name));
         // waits for the table's operations under way; later ones see it dropped
-        t.drop(() -> db.delete(catalog, sync, catalogKey(name)));
+        t.drop(() -> db.write(sync, entry));
       } catch (RocksDBException e) {
         t.release();
         throw new StoreException(ErrorCode.STORAGE_ERROR, "dropping table '" + name + "' failed: "
@@ -261,7 +317,11 @@ public final class NodeStore implements AutoCloseable {
       // The table is gone for every caller from here on; RocksDB's own drop (a MANIFEST and
       // OPTIONS file rewrite, tens of milliseconds) runs in the background. A crash before it
       // ran leaves a column family without a catalog entry, which open() drops.
-      pendingDrops.put(name, CompletableFuture.runAsync(() -> {
+      // A small table created from a spare is emptied and becomes a spare again instead.
+      CompletableFuture<Void> removal = CompletableFuture.runAsync(() -> {
+        if (SpareFamilies.isSpare(t.family()) && spares.recycle(t)) {
+          return;
+        }
         try {
           db.dropColumnFamily(t.handle());
         } catch (RocksDBException e) {
@@ -270,7 +330,9 @@ public final class NodeStore implements AutoCloseable {
         } finally {
           t.release();
         }
-      }, dropper));
+      }, background);
+      pendingDrops.put(name, removal);
+      removal.whenComplete((r, e) -> pendingDrops.remove(name, removal));
       return true;
     }
   }
@@ -281,6 +343,16 @@ public final class NodeStore implements AutoCloseable {
     if (pending != null) {
       pending.join();
     }
+  }
+
+  /** Spare column families ready to become tables. */
+  int spareCount() {
+    return spares.readyCount();
+  }
+
+  /** Waits until the background work queued so far (drops, spares) has run. */
+  void awaitBackground() {
+    CompletableFuture.runAsync(() -> { }, background).join();
   }
 
   public Optional<StoreTable> table(String name) {
@@ -314,9 +386,10 @@ public final class NodeStore implements AutoCloseable {
   @Override
   public void close() {
     synchronized (ddlLock) {
-      dropper.shutdown();
+      spares.close();
+      background.shutdown();
       try {
-        dropper.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS);
+        background.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }

@@ -45,6 +45,8 @@ import org.sss.core.proto.TableOptions;
 public final class StoreTable {
   private final RocksDB db;
   private final String name;
+  /** The column family's name: the table's own, or a spare's it was created from. */
+  private final String family;
   private final TableOptions options;
   private final ColumnFamilyHandle handle;
   private final WriteOptions writeOptions;
@@ -55,9 +57,10 @@ public final class StoreTable {
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
   private volatile boolean dropped;
 
-  StoreTable(RocksDB db, String name, TableOptions options, ColumnFamilyHandle handle, Path ingestDir) {
+  StoreTable(RocksDB db, String name, String family, TableOptions options, ColumnFamilyHandle handle, Path ingestDir) {
     this.db = db;
     this.name = name;
+    this.family = family;
     this.options = options;
     this.handle = handle;
     this.writeOptions = new WriteOptions().setDisableWAL(options.getDisableWal());
@@ -326,6 +329,23 @@ public final class StoreTable {
 
   ColumnFamilyHandle handle() {
     return handle;
+  }
+
+  String family() {
+    return family;
+  }
+
+  /**
+   * After a drop, hands the column family over for reuse when nothing uses it any more (no
+   * open cursor: only the reference {@link #retain} took is left). Returns null otherwise, and
+   * the caller drops the column family as usual.
+   */
+  ColumnFamilyHandle detach() {
+    if (references.compareAndSet(1, 0)) {
+      writeOptions.close();
+      return handle;
+    }
+    return null;
   }
 
   /** Keeps the native handle alive for a column family drop that runs later. */

@@ -668,6 +668,86 @@ class NodeStoreTest {
     assertEquals(0, store.require("orphan").count());
   }
 
+  private List<String> families() throws Exception {
+    try (Options o = new Options()) {
+      return RocksDB.listColumnFamilies(o, dir.resolve("rocksdb").toString()).stream()
+          .map(f -> new String(f, StandardCharsets.UTF_8)).toList();
+    }
+  }
+
+  private static final TableOptions INTERMEDIATE = TableOptions.newBuilder().setDisableWal(true)
+      .setDisableAutoCompaction(true).setCompression(Compression.NONE).setMultiValued(true).build();
+
+  private static void putOne(StoreTable t, String key, String value) {
+    try (StoreTable.Batch b = t.newBatch()) {
+      b.put(bytes(key), bytes(value));
+      b.commit();
+    }
+  }
+
+  @Test
+  void create_afterFirstOfAProfileTakesASpareFamily_whichSurvivesRestart() throws Exception {
+    store.create("first", INTERMEDIATE, false);
+    store.awaitBackground();
+    assertEquals(SpareFamilies.PER_PROFILE, store.spareCount());
+    // same column-family profile, other catalog-only options: served by a spare
+    TableOptions sameProfile = INTERMEDIATE.toBuilder().setDisableWal(false).setMultiValued(false).build();
+    putOne(store.create("second", sameProfile, false), "k", "v");
+    assertEquals(SpareFamilies.PER_PROFILE - 1, store.spareCount());
+    // another profile is not served by these spares
+    store.create("third", DEFAULTS, false);
+    store.awaitBackground();
+    assertEquals(2 * SpareFamilies.PER_PROFILE - 1, store.spareCount());
+    reopen();
+    assertEquals(List.of("first", "second", "third"), names(store));
+    assertEquals(sameProfile, store.require("second").options());
+    assertArrayEquals(bytes("v"), store.require("second").get(bytes("k")));
+    assertEquals(2 * SpareFamilies.PER_PROFILE - 1, store.spareCount(), "spares are reopened, not recreated");
+    assertFalse(families().contains("second"), "'second' lives in a spare's family");
+  }
+
+  @Test
+  void drop_ofASmallTableFromASpareEmptiesItsFamilyForTheNextTable() throws Exception {
+    store.create("warm", INTERMEDIATE, false);
+    store.awaitBackground();
+    StoreTable used = store.create("used", INTERMEDIATE, false);
+    for (int i = 0; i < 1000; i++) {
+      putOne(used, "k" + i, "v" + i);
+    }
+    used.flush();
+    List<String> before = families();
+    store.drop("used", false);
+    store.awaitBackground();
+    assertEquals(before, families(), "no column family created or dropped");
+    assertEquals(SpareFamilies.PER_PROFILE, store.spareCount(), "the family is a spare again");
+
+    reopen(); // the recycled spare is recorded as one
+    assertEquals(SpareFamilies.PER_PROFILE, store.spareCount());
+    for (int i = 0; i < SpareFamilies.PER_PROFILE; i++) {
+      StoreTable t = store.create("again" + i, INTERMEDIATE, false);
+      assertEquals(0, t.count(), "a table made from a recycled family starts empty");
+      assertEquals(0, t.info().getPairs());
+      assertEquals(store.require("warm").info().getBytes(), t.info().getBytes(), "as a new table's");
+    }
+  }
+
+  @Test
+  void drop_whileACursorIsOpenDropsTheFamilyInsteadOfReusingIt() throws Exception {
+    store.create("warm", INTERMEDIATE, false);
+    store.awaitBackground();
+    StoreTable used = store.create("used", INTERMEDIATE, false);
+    putOne(used, "k", "v");
+    List<String> before = families();
+    try (StoreCursor c = used.scan(null, null)) {
+      store.drop("used", false);
+      store.awaitBackground();
+      assertTrue(c.valid());
+      assertArrayEquals(bytes("v"), c.value(), "the open cursor still reads the dropped table");
+    }
+    assertEquals(before.size() - 1, families().size(), "its family was dropped");
+    assertEquals(SpareFamilies.PER_PROFILE - 1, store.spareCount());
+  }
+
   @Test
   void open_clearsLeftoverIngestFiles() throws Exception {
     Path ingest = dir.resolve("ingest");

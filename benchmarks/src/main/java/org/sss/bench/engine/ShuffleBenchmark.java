@@ -60,6 +60,9 @@ public final class ShuffleBenchmark implements Callable<Integer> {
   @Option(names = "--skip-processes", description = "skip the 3-process cluster")
   boolean skipProcesses;
 
+  @Option(names = "--empty-only", description = "measure only the empty job's latency")
+  boolean emptyOnly;
+
   @Option(names = "--out", defaultValue = "benchmarks/results/engine", description = "results directory")
   Path out;
 
@@ -71,19 +74,23 @@ public final class ShuffleBenchmark implements Callable<Integer> {
     long total = perRow * rows;
     double mb = total * (8.0 + valueBytes) / 1e6;
     System.err.printf("shuffle benchmark: %,d pairs x (8 B key + %d B value) = %.0f MB%n", total, valueBytes, mb);
-    double raw = rawWriteThenScan(total);
-    record("raw-rocksdb", "write+scan", total, raw, mb, raw);
-    try (SssCluster c = SssCluster.embedded(1)) {
-      double s = shuffle(c, perRow, total);
-      record("sss-embedded-1", "map+shuffle+reduce", total, s, mb, raw);
+    double raw = emptyOnly ? Double.NaN : rawWriteThenScan(total);
+    if (!emptyOnly) {
+      record("raw-rocksdb", "write+scan", total, raw, mb, raw);
+      try (SssCluster c = SssCluster.embedded(1)) {
+        double s = shuffle(c, perRow, total);
+        record("sss-embedded-1", "map+shuffle+reduce", total, s, mb, raw);
+      }
     }
     double emptyMedian = Double.NaN;
     if (!skipProcesses) {
       Path dir = Files.createTempDirectory("sss-bench-engine-");
       LocalProcessCluster c = LocalProcessCluster.start(dir, 3, 0, "2g");
       try {
-        double s = shuffle(c, perRow, total);
-        record("sss-processes-3", "map+shuffle+reduce", total, s, mb, raw);
+        if (!emptyOnly) {
+          double s = shuffle(c, perRow, total);
+          record("sss-processes-3", "map+shuffle+reduce", total, s, mb, raw);
+        }
         emptyMedian = emptyJob(c);
       } finally {
         c.stopAll();
@@ -211,8 +218,9 @@ public final class ShuffleBenchmark implements Callable<Integer> {
     Files.createDirectories(out);
     StringBuilder csv = new StringBuilder("path,operation,pairs,seconds,pairs_per_s,mb_per_s,ratio_to_raw\n");
     StringBuilder md = new StringBuilder("# Shuffle throughput and job latency\n\n");
-    md.append("Command: `bin/sss bench-engine --pairs ").append(pairs).append(" --value-bytes ").append(valueBytes)
-        .append("`\n\n").append(Machine.describe()).append("\n\n");
+    String command = emptyOnly ? "bin/sss bench-engine --empty-only"
+        : "bin/sss bench-engine --pairs " + pairs + " --value-bytes " + valueBytes;
+    md.append("Command: `").append(command).append("`\n\n").append(Machine.describe()).append("\n\n");
     md.append("| path | operation | pairs | seconds | pairs/s | MB/s | ratio to raw |\n|---|---|---|---|---|---|---|\n");
     for (String[] r : rowsOut) {
       csv.append(String.join(",", r)).append('\n');

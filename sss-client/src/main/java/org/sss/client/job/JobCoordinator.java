@@ -86,12 +86,23 @@ final class JobCoordinator implements Runnable {
     }
   }
 
+  /**
+   * Runs the job. An empty job is a handful of round trips to every node: preparation (input
+   * stats, JAR check and output check at once), creating the job's tables, and one per stage;
+   * each stage's nodes drop its intermediate input themselves when they are done with it.
+   */
   private JobResult execute(long start) throws Exception {
+    if (job.inputTable.equals(job.outputTable)) {
+      throw new JobFailedException(ErrorCode.BAD_REQUEST, "job " + job.name + " reads and writes table '"
+          + job.inputTable + "': write the output to another table", null);
+    }
+    CompletableFuture<String> shippedJar = shipJar();
     TableOptions inputOptions = client.tableStats(job.inputTable).getOptions();
-    trace("stats", start);
-    String jarHash = shipJar();
-    prepareOutput();
-    trace("prepared output", start);
+    if (!job.overwrite) {
+      checkOutputAbsent();
+    }
+    String jarHash = awaitJar(shippedJar);
+    trace("prepared", start);
     int n = job.stages.size();
     List<StageSummary> summaries = new ArrayList<>();
     Map<String, Long> counters = new TreeMap<>();
@@ -110,6 +121,7 @@ final class JobCoordinator implements Runnable {
       }
       StageSpec spec = StageSpec.newBuilder()
           .setIndex(i)
+          .setDropInput(i > 0 && !job.keepIntermediate)
           .setKind(plan.map() ? StageSpec.Kind.MAP : StageSpec.Kind.REDUCE)
           .setInputTable(input)
           .setInputMultiValued(inputMultiValued)
@@ -132,16 +144,23 @@ final class JobCoordinator implements Runnable {
       }
       summaries.add(runStage(spec, n, plan.map() ? "map" : "reduce", counters));
       trace("ran stage " + i, start);
-      if (i > 0 && !job.keepIntermediate) {
-        client.dropTable(input, true);
-        trace("dropped " + input, start);
-      }
       input = output;
       inputMultiValued = outputMultiValued;
     }
     return new JobResult(jobId, summaries, counters, (System.nanoTime() - start) / 1e9,
         job.keepIntermediate ? intermediates : List.of());
   }
+
+  /**
+   * Runs the blocking table creates of a job side by side (the common pool has a single thread
+   * on a two-core machine, which would run them one after the other).
+   */
+  private static final java.util.concurrent.ExecutorService tableCreator = java.util.concurrent.Executors
+      .newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "sss-job-tables");
+        t.setDaemon(true);
+        return t;
+      });
 
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(JobCoordinator.class);
 
@@ -151,25 +170,46 @@ final class JobCoordinator implements Runnable {
     }
   }
 
-  private String shipJar() throws IOException {
+  /**
+   * Makes sure every node has the job's JAR: asks all nodes at once and uploads where it is
+   * missing. Completes with the JAR's hash ("" when the classes are on the servers' class path).
+   */
+  private CompletableFuture<String> shipJar() throws IOException {
     java.nio.file.Path jar = job.jar != null ? job.jar
         : System.getProperty(JOB_JAR_PROPERTY) != null ? java.nio.file.Path.of(System.getProperty(JOB_JAR_PROPERTY)) : null;
     if (jar == null) {
-      return "";
+      return CompletableFuture.completedFuture("");
     }
-    byte[] bytes = Files.readAllBytes(jar);
-    String hash = sha256(bytes);
+    String hash = JarHashes.of(jar);
+    List<CompletableFuture<Void>> nodes = new ArrayList<>();
     for (int node = 0; node < channels.spec().nodeCount(); node++) {
-      Frame<Response> has = NodeChannels.await(channels.get(node).call(Request.newBuilder()
-          .setHasJar(HasJar.newBuilder().setHash(hash))), SssClient.DEFAULT_TIMEOUT);
-      boolean present = has.header().getAck().getPairs() > 0;
-      has.release();
-      if (!present) {
-        NodeChannels.await(channels.get(node).call(Request.newBuilder().setPutJar(PutJar.newBuilder().setHash(hash)),
-            Unpooled.wrappedBuffer(bytes)), SssClient.DEFAULT_TIMEOUT).release();
-      }
+      var connection = channels.get(node);
+      nodes.add(connection.call(Request.newBuilder().setHasJar(HasJar.newBuilder().setHash(hash)), null,
+          SssClient.DEFAULT_TIMEOUT).thenCompose(has -> {
+            boolean present = has.header().getAck().getPairs() > 0;
+            has.release();
+            if (present) {
+              return CompletableFuture.completedFuture(null);
+            }
+            byte[] bytes;
+            try {
+              bytes = Files.readAllBytes(jar);
+            } catch (IOException e) {
+              return CompletableFuture.failedFuture(e);
+            }
+            return connection.call(Request.newBuilder().setPutJar(PutJar.newBuilder().setHash(hash)),
+                Unpooled.wrappedBuffer(bytes), SssClient.DEFAULT_TIMEOUT).thenAccept(Frame::release);
+          }));
     }
-    return hash;
+    return CompletableFuture.allOf(nodes.toArray(new CompletableFuture[0])).thenApply(v -> hash);
+  }
+
+  private static String awaitJar(CompletableFuture<String> shipped) throws InterruptedException {
+    try {
+      return shipped.get();
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw NodeChannels.unwrap(e);
+    }
   }
 
   static String sha256(byte[] bytes) {
@@ -180,14 +220,10 @@ final class JobCoordinator implements Runnable {
     }
   }
 
-  private void prepareOutput() {
-    boolean exists = client.listTables().stream().anyMatch(t -> t.getName().equals(job.outputTable));
-    if (exists) {
-      if (!job.overwrite) {
-        throw new JobFailedException(ErrorCode.TABLE_EXISTS, "output table '" + job.outputTable
-            + "' already exists (drop it, or build the job with overwrite())", null);
-      }
-      client.dropTable(job.outputTable, true);
+  private void checkOutputAbsent() {
+    if (client.listTables().stream().anyMatch(t -> t.getName().equals(job.outputTable))) {
+      throw new JobFailedException(ErrorCode.TABLE_EXISTS, "output table '" + job.outputTable
+          + "' already exists (drop it, or build the job with overwrite())", null);
     }
   }
 
@@ -205,7 +241,15 @@ final class JobCoordinator implements Runnable {
       TableOptions options = last ? outputOptions(plan, job.multiValuedOutput) : intermediateOptions(plan);
       String name = outputOf(i);
       createdTables.add(name);
-      creates.add(CompletableFuture.runAsync(() -> client.createTable(name, options, false)));
+      // with overwrite, the old output is dropped by the same request that creates the new one
+      boolean replace = last && job.overwrite;
+      creates.add(CompletableFuture.runAsync(() -> {
+        if (replace) {
+          client.replaceTable(name, options);
+        } else {
+          client.createTable(name, options, false);
+        }
+      }, tableCreator));
     }
     for (CompletableFuture<Void> c : creates) {
       try {
@@ -286,9 +330,11 @@ final class JobCoordinator implements Runnable {
     long out = 0;
     long shuffled = 0;
     long bytes = 0;
+    long slowestNode = 0;
     for (CompletableFuture<Frame<Response>> f : futures) {
       Frame<Response> r = f.get();
       StageReport rep = r.header().getStageReport();
+      slowestNode = Math.max(slowestNode, rep.getElapsedNanos());
       in += rep.getRecordsIn();
       out += rep.getRecordsOut();
       shuffled += rep.getRecordsShuffled();
@@ -297,6 +343,8 @@ final class JobCoordinator implements Runnable {
       r.release();
     }
     double seconds = (System.nanoTime() - start) / 1e9;
+    trace("stage " + spec.getIndex() + " took " + String.format("%.1f", slowestNode / 1e6) + " ms on its slowest node",
+        start);
     listener.update(spec.getIndex(), stageCount, kind, 1, 1, in, out, bytes, seconds);
     return new StageSummary(spec.getIndex(), kind, in, out, shuffled, bytes, seconds);
   }

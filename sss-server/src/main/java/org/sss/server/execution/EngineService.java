@@ -42,6 +42,8 @@ public final class EngineService implements AutoCloseable {
   private final JarCache jars;
   private final ShuffleReceiver receiver;
   private final ExecutorService readers;
+  /** Threads that run tasks, shared by all stages (kept for a minute when idle). */
+  private final ExecutorService runners;
   private final Map<String, StageExecution> running = new ConcurrentHashMap<>();
   private final Map<String, String> abortedJobs = new ConcurrentHashMap<>();
   private final AtomicLong sequence = new AtomicLong();
@@ -55,6 +57,7 @@ public final class EngineService implements AutoCloseable {
     this.jars = new JarCache(store.dir().resolve("jars"));
     this.receiver = new ShuffleReceiver(store, maxValueBytes);
     this.readers = Executors.newCachedThreadPool(new DefaultThreadFactory("sss-node" + nodeId + "-reader", true));
+    this.runners = Executors.newCachedThreadPool(new DefaultThreadFactory("sss-node" + nodeId + "-task", true));
     dropLeftoverIntermediates();
   }
 
@@ -133,12 +136,19 @@ public final class EngineService implements AutoCloseable {
     StageContext context = new StageContext(jobId, spec, nodeId, loader, input, shuffle, failure);
     List<Integer> partitions = cluster.partitionMap().partitionsOf(nodeId);
     int threads = spec.getThreads() > 0 ? spec.getThreads() : defaultThreads;
-    StageExecution execution = new StageExecution(context, partitions, threads, readers);
+    StageExecution execution = new StageExecution(context, partitions, threads, readers, runners);
     if (running.putIfAbsent(jobId, execution) != null) {
       return CompletableFuture.failedFuture(new StoreException(ErrorCode.BAD_REQUEST,
           "job " + jobId + " already runs a stage on node " + nodeId));
     }
-    return execution.start().whenComplete((r, e) -> running.remove(jobId, execution));
+    return execution.start()
+        .thenApply(report -> {
+          if (spec.getDropInput()) {
+            store.drop(spec.getInputTable(), true);
+          }
+          return report;
+        })
+        .whenComplete((r, e) -> running.remove(jobId, execution));
   }
 
   /**
@@ -209,6 +219,7 @@ public final class EngineService implements AutoCloseable {
   public void close() {
     running.values().forEach(e -> e.abort("node shutting down"));
     readers.shutdownNow();
+    runners.shutdownNow();
     peers.close();
   }
 }

@@ -1,20 +1,21 @@
 package org.sss.server.execution;
 
 import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sss.core.proto.StageReport;
 import org.sss.core.proto.StageSpec;
 
 /**
- * One node's part of one stage: a task per local partition of the input table, run on
- * {@code threads} threads, then the shuffle barrier. The future completes with the node's
- * report once every task finished and every pair sent was acknowledged, or fails with the
+ * One node's part of one stage: a task per local partition of the input table, run by
+ * {@code threads} runners at once, then the shuffle barrier. The runners borrow threads from
+ * the node's shared pool: a stage of a few milliseconds must not pay for starting threads.
+ * The future completes with the node's report once every task finished and every pair sent was acknowledged, or fails with the
  * first error (a task's, or a lost peer's); the other tasks then stop at their next check.
  */
 final class StageExecution {
@@ -24,48 +25,55 @@ final class StageExecution {
   private final List<Integer> partitions;
   private final int threads;
   private final ExecutorService readers;
+  private final ExecutorService runners;
   private final AtomicInteger tasksDone = new AtomicInteger();
   private final long startNanos = System.nanoTime();
   private final CompletableFuture<StageReport> result = new CompletableFuture<>();
 
-  StageExecution(StageContext stage, List<Integer> partitions, int threads, ExecutorService readers) {
+  StageExecution(StageContext stage, List<Integer> partitions, int threads, ExecutorService readers,
+                 ExecutorService runners) {
     this.stage = stage;
     this.partitions = partitions;
     this.threads = threads;
     this.readers = readers;
+    this.runners = runners;
   }
 
   CompletableFuture<StageReport> start() {
     int n = Math.max(1, Math.min(threads, partitions.size()));
-    ExecutorService pool = Executors.newFixedThreadPool(n,
-        new DefaultThreadFactory("sss-node" + stage.nodeId + "-task", true));
+    Queue<Integer> pending = new ConcurrentLinkedQueue<>(partitions);
     AtomicInteger remaining = new AtomicInteger(partitions.size());
     if (partitions.isEmpty()) {
-      finish(pool);
+      finish();
       return result;
     }
-    for (int p : partitions) {
-      pool.execute(() -> {
-        try {
-          if (!stage.stopping()) {
-            task(p).run();
-            tasksDone.incrementAndGet();
-          }
-        } catch (StageAborted e) {
-          // the stage's failure or abort is reported once, below
-        } catch (Throwable e) {
-          if (stage.failure.compareAndSet(null, e)) {
-            String m = e.getMessage() == null ? e.toString() : e.getMessage();
-            LOG.warn("{}", m.lines().findFirst().orElse(m));
-          }
-        } finally {
+    for (int i = 0; i < n; i++) {
+      runners.execute(() -> {
+        for (Integer p = pending.poll(); p != null; p = pending.poll()) {
+          runTask(p);
           if (remaining.decrementAndGet() == 0) {
-            finish(pool);
+            finish();
           }
         }
       });
     }
     return result;
+  }
+
+  private void runTask(int partition) {
+    try {
+      if (!stage.stopping()) {
+        task(partition).run();
+        tasksDone.incrementAndGet();
+      }
+    } catch (StageAborted e) {
+      // the stage's failure or abort is reported once, in finish()
+    } catch (Throwable e) {
+      if (stage.failure.compareAndSet(null, e)) {
+        String m = e.getMessage() == null ? e.toString() : e.getMessage();
+        LOG.warn("{}", m.lines().findFirst().orElse(m));
+      }
+    }
   }
 
   private Runnable task(int partition) {
@@ -75,8 +83,7 @@ final class StageExecution {
   }
 
   /** The barrier: wait for this node's sends to be acknowledged, then report. */
-  private void finish(ExecutorService pool) {
-    pool.shutdown();
+  private void finish() {
     readers.execute(() -> {
       try {
         stage.shuffle.awaitAcks();

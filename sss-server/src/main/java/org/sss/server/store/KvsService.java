@@ -51,7 +51,8 @@ public final class KvsService {
     switch (req.getOpCase()) {
       case CREATE_TABLE -> {
         var c = req.getCreateTable();
-        StoreTable t = store.create(c.getTable(), c.getOptions(), c.getIfAbsent());
+        StoreTable t = c.getReplace() ? store.replace(c.getTable(), c.getOptions())
+            : store.create(c.getTable(), c.getOptions(), c.getIfAbsent());
         return Frame.of(ok.setTable(t.info()).build());
       }
       case DROP_TABLE -> {
