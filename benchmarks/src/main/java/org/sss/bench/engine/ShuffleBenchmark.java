@@ -74,9 +74,13 @@ public final class ShuffleBenchmark implements Callable<Integer> {
     long total = perRow * rows;
     double mb = total * (8.0 + valueBytes) / 1e6;
     System.err.printf("shuffle benchmark: %,d pairs x (8 B key + %d B value) = %.0f MB%n", total, valueBytes, mb);
-    double raw = emptyOnly ? Double.NaN : rawWriteThenScan(total);
+    double raw = Double.NaN;
     if (!emptyOnly) {
-      record("raw-rocksdb", "write+scan", total, raw, mb, raw);
+      double perPair = rawWriteThenScan(total, false);
+      double serialized = rawWriteThenScan(total, true);
+      raw = Math.min(perPair, serialized); // the limit is the faster way to use RocksDB
+      record("raw-rocksdb", "write (put per pair)+scan", total, perPair, mb, raw);
+      record("raw-rocksdb", "write (serialized batch)+scan", total, serialized, mb, raw);
       try (SssCluster c = SssCluster.embedded(1)) {
         double s = shuffle(c, perRow, total);
         record("sss-embedded-1", "map+shuffle+reduce", total, s, mb, raw);
@@ -108,8 +112,12 @@ public final class ShuffleBenchmark implements Callable<Integer> {
         path, op, n, seconds, n / seconds, mb / seconds, 100 * rawSeconds / seconds);
   }
 
-  /** Raw RocksDB with the intermediate table's options: write in 1 MiB batches, then scan all. */
-  private double rawWriteThenScan(long total) throws IOException {
+  /**
+   * Raw RocksDB with the intermediate table's options: write in 1 MiB batches, then scan all.
+   * The batches are filled either with a JNI call per pair ({@code WriteBatch.put}) or in
+   * serialized form and handed over in one call ({@link org.sss.kvs.PackedBatch}).
+   */
+  private double rawWriteThenScan(long total, boolean serialized) throws IOException {
     Path dir = Files.createTempDirectory("sss-bench-raw-");
     try (NodeStore store = NodeStore.open(dir)) {
       StoreTable t = store.create("raw", TableOptions.newBuilder().setMultiValued(true).setDisableWal(true)
@@ -118,7 +126,8 @@ public final class ShuffleBenchmark implements Callable<Integer> {
       long start = System.nanoTime();
       SplittableRandom random = new SplittableRandom(1);
       long bytes = 0;
-      StoreTable.Batch b = t.newBatch();
+      StoreTable.Batch b = serialized ? null : t.newBatch();
+      org.sss.kvs.PackedBatch packed = serialized ? t.newPackedBatch((1 << 20) + 4096) : null;
       for (long i = 0; i < total; i++) {
         byte[] key = new byte[2 + 8 + 10];
         long k = random.nextLong();
@@ -131,17 +140,29 @@ public final class ShuffleBenchmark implements Callable<Integer> {
         for (int j = 0; j < 8; j++) {
           key[12 + j] = (byte) (i >>> (56 - 8 * j));
         }
-        b.put(key, value);
+        if (serialized) {
+          packed.put(key, value);
+        } else {
+          b.put(key, value);
+        }
         bytes += key.length + value.length;
         if (bytes >= 1 << 20) {
-          b.commit();
-          b.close();
-          b = t.newBatch();
+          if (serialized) {
+            packed.commit();
+          } else {
+            b.commit();
+            b.close();
+            b = t.newBatch();
+          }
           bytes = 0;
         }
       }
-      b.commit();
-      b.close();
+      if (serialized) {
+        packed.commit();
+      } else {
+        b.commit();
+        b.close();
+      }
       long scanned = 0;
       for (int p = 0; p < 24; p++) {
         List<byte[][]> ranges = new ArrayList<>();
@@ -208,7 +229,7 @@ public final class ShuffleBenchmark implements Callable<Integer> {
       double median = times[times.length / 2];
       System.err.printf("empty job (map + reduce, 3 processes): median %.1f ms, min %.1f ms, max %.1f ms%n",
           median, times[0], times[times.length - 1]);
-      rowsOut.add(new String[] {"sss-processes-3", "empty job (median ms)", "0", String.format("%.1f", median / 1000),
+      rowsOut.add(new String[] {"sss-processes-3", "empty job (median)", "0", String.format("%.4f", median / 1000),
           "", "", ""});
       return median;
     }
@@ -218,8 +239,9 @@ public final class ShuffleBenchmark implements Callable<Integer> {
     Files.createDirectories(out);
     StringBuilder csv = new StringBuilder("path,operation,pairs,seconds,pairs_per_s,mb_per_s,ratio_to_raw\n");
     StringBuilder md = new StringBuilder("# Shuffle throughput and job latency\n\n");
-    String command = emptyOnly ? "bin/sss bench-engine --empty-only"
-        : "bin/sss bench-engine --pairs " + pairs + " --value-bytes " + valueBytes;
+    String command = (emptyOnly ? "bin/sss bench-engine --empty-only"
+        : "bin/sss bench-engine --pairs " + pairs + " --value-bytes " + valueBytes)
+        + (emptyRuns != 30 ? " --empty-runs " + emptyRuns : "");
     md.append("Command: `").append(command).append("`\n\n").append(Machine.describe()).append("\n\n");
     md.append("| path | operation | pairs | seconds | pairs/s | MB/s | ratio to raw |\n|---|---|---|---|---|---|---|\n");
     for (String[] r : rowsOut) {

@@ -193,6 +193,28 @@ class JobLifecycleTest {
   }
 
   @Test
+  void overwrite_replacesTheOldOutputAndLeavesNoIntermediateTable() {
+    client.submit(modTen("out-replaced")).await();
+    client.put("out-replaced", Serdes.LONG.encodeKey(12345L), Serdes.LONG.encodeValue(1L));
+    client.submit(modTen("out-replaced")).await();
+    assertModTenCorrect("out-replaced"); // the stray key is gone with the old output
+    assertTrue(client.listTables().stream().noneMatch(t -> t.getName().startsWith("sss-tmp-")),
+        "intermediate tables are dropped by the stage that read them");
+  }
+
+  @Test
+  void outputSameAsInput_isRefusedAndTheInputKept() {
+    Job job = Job.named("self").input("rows", Serdes.LONG, Serdes.STRING)
+        .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
+        .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
+        .output("rows").overwrite().build();
+    JobFailedException e = assertThrows(JobFailedException.class, () -> client.submit(job).await());
+    assertEquals(ErrorCode.BAD_REQUEST, e.code());
+    assertTrue(e.getMessage().contains("reads and writes table 'rows'"), e.getMessage());
+    assertEquals(ROWS, client.count("rows"));
+  }
+
+  @Test
   void concurrentJobsFromTwoClients_doNotInterfere() throws Exception {
     try (SssClient other = cluster.client()) {
       CompletableFuture<JobResult> a = CompletableFuture.supplyAsync(() -> client.submit(modTen("out-a")).await());
