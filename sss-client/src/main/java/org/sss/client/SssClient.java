@@ -294,9 +294,10 @@ public final class SssClient implements AutoCloseable {
           MultiGet.newBuilder().setTable(table).setKeyCount(indexes.get(node).size())), bodies[node]));
     }
     List<byte[]> out = new ArrayList<>(java.util.Collections.nCopies(keys.size(), (byte[]) null));
-    Map<ByteString, Integer> position = new java.util.HashMap<>();
+    // a key asked for twice is answered at both positions
+    Map<ByteString, List<Integer>> positions = new java.util.HashMap<>();
     for (int i = 0; i < keys.size(); i++) {
-      position.put(ByteString.copyFrom(keys.get(i)), i);
+      positions.computeIfAbsent(ByteString.copyFrom(keys.get(i)), k -> new ArrayList<>(1)).add(i);
     }
     for (CompletableFuture<Frame<Response>> f : futures) {
       if (f == null) {
@@ -304,8 +305,8 @@ public final class SssClient implements AutoCloseable {
       }
       Frame<Response> r = NodeChannels.await(f, timeout);
       try {
-        PairBlock.forEach(r.body(), (k, v) -> out.set(position.get(ByteString.copyFrom(k,
-            PartitionMap.PREFIX_BYTES, k.length - PartitionMap.PREFIX_BYTES)), v));
+        PairBlock.forEach(r.body(), (k, v) -> positions.get(ByteString.copyFrom(k,
+            PartitionMap.PREFIX_BYTES, k.length - PartitionMap.PREFIX_BYTES)).forEach(i -> out.set(i, v)));
       } finally {
         r.release();
       }

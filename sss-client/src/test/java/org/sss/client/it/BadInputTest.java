@@ -269,11 +269,15 @@ class BadInputTest {
 
   /** A stored key of node 0: the partition prefix of a partition node 0 owns, then the key. */
   byte[] storedKeyOnNode0(int i) {
+    return storedKeyOn(0, i);
+  }
+
+  byte[] storedKeyOn(int node, int i) {
     PartitionMap map = spec.partitionMap();
     for (int n = i; ; n++) {
       byte[] k = KeyCodec.encodeString("raw-" + n);
       int p = map.partitionOf(k);
-      if (map.ownerOf(p) == 0) {
+      if (map.ownerOf(p) == node) {
         return PartitionMap.storedKey(p, k);
       }
     }
@@ -321,6 +325,17 @@ class BadInputTest {
       raw.write(Request.newBuilder().setId(5).setPutBatch(PutBatch.newBuilder().setTable(DATA).setPairCount(1)).build(), noPartition);
       r = raw.read();
       assertEquals(ErrorCode.BAD_REQUEST, r.header().getCode());
+
+      // a partition another node owns (a client with another cluster file)
+      ByteBuf elsewhere = Unpooled.buffer();
+      PairBlock.write(elsewhere, storedKeyOn(1, 0), new byte[] {1});
+      byte[] notOwned = new byte[elsewhere.readableBytes()];
+      elsewhere.readBytes(notOwned);
+      elsewhere.release();
+      raw.write(Request.newBuilder().setId(51).setPutBatch(PutBatch.newBuilder().setTable(DATA).setPairCount(1)).build(), notOwned);
+      r = raw.read();
+      assertEquals(ErrorCode.BAD_REQUEST, r.header().getCode());
+      assertTrue(r.header().getMessage().contains("belongs to node 1"), r.header().getMessage());
 
       // a request with no operation
       raw.write(Request.newBuilder().setId(6).build(), new byte[0]);

@@ -141,6 +141,16 @@ abstract class EmbeddedClusterContract {
   }
 
   @Test
+  void multiGet_sameKeyTwice_answersBothPositions() {
+    byte[] key = TestPairs.sampleKeys(reference, 1).get(0);
+    byte[] absent = KeyCodec.encodeString("absent");
+    List<byte[]> got = client.multiGet(TABLE, List.of(key, absent, key.clone()));
+    assertArrayEquals(reference.get(key), got.get(0));
+    assertNull(got.get(1));
+    assertArrayEquals(reference.get(key), got.get(2));
+  }
+
+  @Test
   void delete_someKeys_areGoneAndOthersRemain() {
     String table = "delete-test";
     client.createTable(table, TableOptions.getDefaultInstance(), false);

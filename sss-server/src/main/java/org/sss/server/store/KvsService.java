@@ -169,7 +169,21 @@ public final class KvsService {
 
   /** {@link #checkKey(byte[])} for a stored key at {@code in[at, at + length)}. */
   private void checkKey(ByteBuf in, int at, int length) {
-    if (length < PartitionMap.PREFIX_BYTES) {
+    checkKey(length, length < PartitionMap.PREFIX_BYTES ? -1 : in.getUnsignedShort(at));
+  }
+
+  private byte[] checkKey(byte[] storedKey) {
+    checkKey(storedKey.length,
+        storedKey.length < PartitionMap.PREFIX_BYTES ? -1 : PartitionMap.partitionOfStored(storedKey));
+    return storedKey;
+  }
+
+  /**
+   * A stored key must carry a partition this node owns: a pair routed here by a client with
+   * another partition map would be stored where no task and no scan of its partition looks.
+   */
+  private void checkKey(int length, int partition) {
+    if (partition < 0) {
       throw new StoreException(ErrorCode.BAD_REQUEST, "stored key of " + length
           + " bytes lacks the 2-byte partition prefix");
     }
@@ -177,28 +191,14 @@ public final class KvsService {
       throw new StoreException(ErrorCode.VALUE_TOO_LARGE, "key of " + length
           + " bytes exceeds the limit of " + maxValueBytes + " bytes");
     }
-    int p = in.getUnsignedShort(at);
-    if (p >= partitionMap.partitions()) {
-      throw new StoreException(ErrorCode.BAD_REQUEST, "partition " + p + " does not exist (P="
+    if (partition >= partitionMap.partitions()) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, "partition " + partition + " does not exist (P="
           + partitionMap.partitions() + ")");
     }
-  }
-
-  private byte[] checkKey(byte[] storedKey) {
-    if (storedKey.length < PartitionMap.PREFIX_BYTES) {
-      throw new StoreException(ErrorCode.BAD_REQUEST, "stored key of " + storedKey.length
-          + " bytes lacks the 2-byte partition prefix");
+    if (partitionMap.ownerOf(partition) != nodeId) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, "partition " + partition + " belongs to node "
+          + partitionMap.ownerOf(partition) + ", not node " + nodeId + " (does the client use this cluster's file?)");
     }
-    if (storedKey.length > maxValueBytes) {
-      throw new StoreException(ErrorCode.VALUE_TOO_LARGE, "key of " + storedKey.length
-          + " bytes exceeds the limit of " + maxValueBytes + " bytes");
-    }
-    int p = PartitionMap.partitionOfStored(storedKey);
-    if (p >= partitionMap.partitions()) {
-      throw new StoreException(ErrorCode.BAD_REQUEST, "partition " + p + " does not exist (P="
-          + partitionMap.partitions() + ")");
-    }
-    return storedKey;
   }
 
   private static List<byte[]> readKeys(ByteBuf body, int expected) {
