@@ -56,6 +56,8 @@ public final class StoreTable {
   /** Shared by operations using the handle, exclusive for dropping; see the class comment. */
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
   private volatile boolean dropped;
+  /** Gathers the writes of a bulk table (no WAL, no compaction) into sorted runs; else null. */
+  private final SortedRuns runs;
 
   StoreTable(RocksDB db, String name, String family, TableOptions options, ColumnFamilyHandle handle, Path ingestDir) {
     this.db = db;
@@ -65,6 +67,18 @@ public final class StoreTable {
     this.handle = handle;
     this.writeOptions = new WriteOptions().setDisableWAL(options.getDisableWal());
     this.ingestDir = ingestDir;
+    this.runs = options.getDisableWal() && options.getDisableAutoCompaction() ? new SortedRuns(this) : null;
+  }
+
+  /**
+   * Stores the gathered runs of a bulk table before anything else uses it. Called before taking
+   * the lifecycle lock: a run is stored under the lock, so the lock order is always runs, then
+   * lifecycle.
+   */
+  private void sealRuns() {
+    if (runs != null) {
+      runs.seal();
+    }
   }
 
   public String name() {
@@ -119,6 +133,11 @@ public final class StoreTable {
    * RocksDB treats as a fatal error that stops every later write on the node.
    */
   void writeSerialized(byte[] rep) {
+    if (runs != null) {
+      checkLive();
+      runs.add(rep);
+      return;
+    }
     Lock lock = use();
     try (WriteBatch batch = new WriteBatch(rep)) {
       db.write(writeOptions, batch);
@@ -131,6 +150,7 @@ public final class StoreTable {
 
   /** Reads one stored key; null when absent. */
   public byte[] get(byte[] key) {
+    sealRuns();
     Lock lock = use();
     try {
       return db.get(handle, key);
@@ -147,6 +167,7 @@ public final class StoreTable {
       checkLive();
       return new ArrayList<>(); // RocksJava asserts a non-empty key list
     }
+    sealRuns();
     Lock lock = use();
     try {
       List<ColumnFamilyHandle> handles = new ArrayList<>(keys.size());
@@ -185,6 +206,7 @@ public final class StoreTable {
    * when {@code ordered}, merged into one ascending order (used to merge a node's partitions).
    */
   public StoreCursor scanRanges(List<byte[][]> ranges, boolean ordered) {
+    sealRuns();
     Lock lock = use();
     try {
       references.incrementAndGet();
@@ -231,11 +253,16 @@ public final class StoreTable {
   }
 
   public TableInfo info() {
+    // read before the lock: the lock order is runs, then lifecycle
+    long pendingPairs = runs == null ? 0 : runs.pendingPairs();
+    long pendingBytes = runs == null ? 0 : runs.pendingBytes();
     Lock lock = use();
     try {
       long pairs = db.getLongProperty(handle, "rocksdb.estimate-num-keys");
       long bytes = db.getLongProperty(handle, "rocksdb.total-sst-files-size")
           + db.getLongProperty(handle, "rocksdb.cur-size-all-mem-tables");
+      pairs += pendingPairs;
+      bytes += pendingBytes;
       return TableInfo.newBuilder().setName(name).setOptions(options).setPairs(pairs).setBytes(bytes).build();
     } catch (RocksDBException e) {
       throw storageError("stats", e);
@@ -250,6 +277,12 @@ public final class StoreTable {
    * compaction of the run itself).
    */
   public void ingestSorted(Iterable<byte[][]> sortedPairs) {
+    sealRuns();
+    ingestRun(sortedPairs);
+  }
+
+  /** {@link #ingestSorted} without storing gathered runs first (it stores one). */
+  void ingestRun(Iterable<byte[][]> sortedPairs) {
     checkLive();
     Path file;
     try {
@@ -305,6 +338,7 @@ public final class StoreTable {
 
   /** Flushes memtables to disk (used before measuring scans and in tests). */
   public void flush() {
+    sealRuns();
     Lock lock = use();
     try (org.rocksdb.FlushOptions f = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
       db.flush(f, handle);
@@ -317,6 +351,7 @@ public final class StoreTable {
 
   /** Compacts the whole table. */
   public void compact() {
+    sealRuns();
     Lock lock = use();
     try {
       db.compactRange(handle);
@@ -456,6 +491,7 @@ public final class StoreTable {
      * every later write on the node.
      */
     public void commit() {
+      sealRuns(); // earlier writes gathered in runs must not land after this batch
       Lock lock = use();
       try {
         db.write(writeOptions, batch);

@@ -748,6 +748,110 @@ class NodeStoreTest {
     assertEquals(SpareFamilies.PER_PROFILE - 1, store.spareCount());
   }
 
+  private static final TableOptions BULK = TableOptions.newBuilder().setDisableWal(true)
+      .setDisableAutoCompaction(true).setCompression(Compression.NONE).build();
+
+  private static byte[] key(int i) {
+    return KeyCodec.encodeLong(i);
+  }
+
+  @Test
+  void bulkTable_packedWritesAreReadableAtOnceInKeyOrder_andTheLastWriteOfAKeyWins() {
+    StoreTable t = store.create("bulk", BULK, false);
+    Random r = new Random(3);
+    java.util.TreeMap<Integer, byte[]> expected = new java.util.TreeMap<>();
+    for (int batch = 0; batch < 5; batch++) {
+      PackedBatch b = t.newPackedBatch(64);
+      for (int i = 0; i < 1000; i++) {
+        int k = r.nextInt(3000); // repeats, within a batch and across batches
+        byte[] v = bytes("v" + batch + "-" + i);
+        b.put(key(k), v);
+        expected.put(k, v);
+      }
+      b.commit();
+    }
+    assertEquals(5000, t.info().getPairs(), "gathered pairs count in the stats before they are stored");
+    assertEquals(expected.size(), t.count());
+    List<byte[][]> all = scanAll(t, null, null);
+    assertEquals(expected.size(), all.size());
+    int i = 0;
+    for (var e : expected.entrySet()) {
+      assertArrayEquals(key(e.getKey()), all.get(i)[0], "key order");
+      assertArrayEquals(e.getValue(), all.get(i)[1], "last write wins for key " + e.getKey());
+      i++;
+    }
+    // writes after a read: a new run, ingested after the first, so it wins again
+    PackedBatch b = t.newPackedBatch(64);
+    b.put(key(expected.firstKey()), bytes("newest"));
+    b.commit();
+    assertArrayEquals(bytes("newest"), t.get(key(expected.firstKey())));
+  }
+
+  @Test
+  void bulkTable_sortsKeysOfEveryLengthAndSharedPrefixLikeAByteComparator() {
+    StoreTable t = store.create("bulk", BULK, false);
+    Random r = new Random(11);
+    byte[] alphabet = {0, 1, (byte) 0x7F, (byte) 0x80, (byte) 0xFF};
+    java.util.TreeMap<byte[], byte[]> expected = new java.util.TreeMap<>(java.util.Arrays::compareUnsigned);
+    for (int batch = 0; batch < 4; batch++) {
+      PackedBatch b = t.newPackedBatch(64);
+      for (int i = 0; i < 3000; i++) {
+        byte[] k = new byte[r.nextInt(13)]; // empty, one byte, shared prefixes, ties at 8 bytes
+        for (int j = 0; j < k.length; j++) {
+          k[j] = j < 9 && r.nextInt(4) > 0 ? 0 : alphabet[r.nextInt(alphabet.length)];
+        }
+        byte[] v = bytes(batch + "/" + i);
+        b.put(k, v);
+        expected.put(k, v);
+      }
+      b.commit();
+    }
+    List<byte[][]> all = scanAll(t, null, null);
+    assertEquals(expected.size(), all.size());
+    int i = 0;
+    for (var e : expected.entrySet()) {
+      assertArrayEquals(e.getKey(), all.get(i)[0], "key at " + i);
+      assertArrayEquals(e.getValue(), all.get(i)[1], "last write wins at " + i);
+      i++;
+    }
+  }
+
+  @Test
+  void bulkTable_gatheredRunsLandBeforeALaterBatchWriteOfTheSameKey() {
+    StoreTable t = store.create("bulk", BULK, false);
+    PackedBatch b = t.newPackedBatch(64);
+    b.put(key(1), bytes("gathered"));
+    b.commit();
+    putOne(t, "unused", "x"); // a per-pair batch: stores the gathered run first
+    try (StoreTable.Batch later = t.newBatch()) {
+      later.put(key(1), bytes("later"));
+      later.commit();
+    }
+    assertArrayEquals(bytes("later"), t.get(key(1)));
+  }
+
+  @Test
+  void bulkTable_spillsARunEvery64MiBAndKeepsEveryPair() throws Exception {
+    StoreTable t = store.create("bulk", BULK, false);
+    byte[] value = new byte[1000];
+    int pairs = (int) (SortedRuns.SPILL_BYTES / 1000) + 5000;
+    PackedBatch b = t.newPackedBatch(1 << 20);
+    for (int i = 0; i < pairs; i++) {
+      b.put(key(pairs - i), value); // descending, so the runs must be sorted to be stored
+      if (b.bytes() >= 1 << 20) {
+        b.commit();
+      }
+    }
+    b.commit();
+    try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(dir.resolve("rocksdb"))) {
+      assertEquals(1, files.filter(f -> f.toString().endsWith(".sst")).count(), "one run was stored on the way");
+    }
+    assertEquals(pairs, t.count());
+    List<byte[][]> some = scanAll(t, key(1), key(4));
+    assertEquals(3, some.size());
+    assertArrayEquals(key(1), some.get(0)[0]);
+  }
+
   @Test
   void open_clearsLeftoverIngestFiles() throws Exception {
     Path ingest = dir.resolve("ingest");

@@ -1,0 +1,341 @@
+package org.sss.kvs;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+
+/**
+ * Writes of a bulk table (no WAL, no compaction: the data between a job's stages) gathered in
+ * memory and stored as sorted runs, the way Hadoop spills its map output.
+ *
+ * <h2>Why</h2>
+ * A memtable takes a pair with a skip-list insert, a few microseconds of cache misses each on
+ * this kind of machine; for a stage that moves millions of small pairs those inserts are most
+ * of its time. Sorting a run of pairs in memory and writing it as one SST file (ingested into
+ * the table) costs a fraction of that, and the next stage reads the runs merged, in order.
+ *
+ * <h2>Visibility</h2>
+ * Gathered pairs are not in RocksDB yet. The table {@link #seal seals} the runs (writes what is
+ * gathered) before anything else touches it: a read, another kind of write, a flush. So every
+ * read sees every write acknowledged before it, as with the memtable. Runs are ingested in the
+ * order they were gathered, and within a run the last write of a key wins, so overwrites keep
+ * their order too.
+ *
+ * <h2>Memory</h2>
+ * At most {@link #SPILL_BYTES} are gathered per table; the write that crosses it spills.
+ */
+final class SortedRuns {
+  /**
+   * Gathered bytes that make a run (the stored key and value bytes, plus a few per pair): 64 MiB,
+   * or a sixteenth of the heap when that is less, since sorting a run takes about as much again.
+   */
+  static final long SPILL_BYTES = Math.min(64L << 20, Runtime.getRuntime().maxMemory() / 16);
+  private static final int HEADER = 12;
+  private static final byte TYPE_COLUMN_FAMILY_VALUE = 0x05;
+
+  private final StoreTable table;
+  private final List<byte[]> batches = new ArrayList<>();
+  private long bytes;
+  private long pairs;
+
+  SortedRuns(StoreTable table) {
+    this.table = table;
+  }
+
+  /** Gathers a batch in RocksDB's serialized form (see {@link PackedBatch}); may spill. */
+  synchronized void add(byte[] serializedBatch) {
+    batches.add(serializedBatch);
+    bytes += serializedBatch.length - HEADER;
+    pairs += (serializedBatch[8] & 0xFF) | (serializedBatch[9] & 0xFF) << 8 | (serializedBatch[10] & 0xFF) << 16
+        | (serializedBatch[11] & 0xFF) << 24;
+    if (bytes >= SPILL_BYTES) {
+      seal();
+    }
+  }
+
+  /** Writes what is gathered as one sorted run. */
+  synchronized void seal() {
+    if (pairs == 0) {
+      return;
+    }
+    Records records = Records.parse(batches, (int) pairs);
+    batches.clear();
+    bytes = 0;
+    pairs = 0;
+    table.ingestRun(records.sorted());
+  }
+
+  synchronized long pendingPairs() {
+    return pairs;
+  }
+
+  synchronized long pendingBytes() {
+    return bytes;
+  }
+
+  /** The pairs of a list of serialized batches, by position in the batches' own arrays. */
+  private static final class Records {
+    final byte[][] source;
+    final int[] keyAt;
+    final int[] keyLength;
+    final int[] valueAt;
+    final int[] valueLength;
+    final int n;
+
+    private Records(int n) {
+      this.n = n;
+      source = new byte[n][];
+      keyAt = new int[n];
+      keyLength = new int[n];
+      valueAt = new int[n];
+      valueLength = new int[n];
+    }
+
+    static Records parse(List<byte[]> batches, int n) {
+      Records r = new Records(n);
+      int i = 0;
+      for (byte[] rep : batches) {
+        int at = HEADER;
+        while (at < rep.length) {
+          if (rep[at] != TYPE_COLUMN_FAMILY_VALUE) {
+            throw new IllegalStateException("a sorted run takes only puts, not record type " + rep[at]);
+          }
+          at = skipVarint(rep, at + 1); // record type, column family id
+          int kl = readVarint(rep, at);
+          at = skipVarint(rep, at);
+          r.source[i] = rep;
+          r.keyAt[i] = at;
+          r.keyLength[i] = kl;
+          at += kl;
+          int vl = readVarint(rep, at);
+          at = skipVarint(rep, at);
+          r.valueAt[i] = at;
+          r.valueLength[i] = vl;
+          at += vl;
+          i++;
+        }
+      }
+      if (i != n) {
+        throw new IllegalStateException("batches announced " + n + " pairs but held " + i);
+      }
+      return r;
+    }
+
+    /** The pairs in key order; of equal keys only the last written. */
+    Iterable<byte[][]> sorted() {
+      int[] order = sortedOrder();
+      return () -> new Iterator<>() {
+        private int i = nextLast(0);
+
+        /** The last of the equal keys starting at {@code from} (the sort is stable). */
+        private int nextLast(int from) {
+          int j = from;
+          while (j + 1 < n && equalToNext.get(j)) {
+            j++;
+          }
+          return j;
+        }
+
+        @Override
+        public boolean hasNext() {
+          return i < n;
+        }
+
+        @Override
+        public byte[][] next() {
+          if (i >= n) {
+            throw new NoSuchElementException();
+          }
+          int r = order[i];
+          i = nextLast(i + 1);
+          return new byte[][] {
+              Arrays.copyOfRange(source[r], keyAt[r], keyAt[r] + keyLength[r]),
+              Arrays.copyOfRange(source[r], valueAt[r], valueAt[r] + valueLength[r])};
+        }
+      };
+    }
+
+    /**
+     * A stable sort in two steps, both kind to the cache. A counting sort on the first two key
+     * bytes (a stored key's partition) splits the run into buckets in one pass. Inside a bucket
+     * the keys usually share more leading bytes (the high bytes of small numbers), so each key
+     * is represented by the 16 bytes that follow the bucket's common prefix, as two longs, and a
+     * merge sort moves those longs and the record numbers side by side: most comparisons read
+     * adjacent longs, and only keys equal in those 16 bytes reach into the keys themselves.
+     * Fills {@link #equalToNext}.
+     */
+    int[] sortedOrder() {
+      int[] bucketOf = new int[n];
+      int[] start = new int[BUCKETS + 1];
+      for (int i = 0; i < n; i++) {
+        int b = bucketOf(i);
+        bucketOf[i] = b;
+        start[b + 1]++;
+      }
+      for (int b = 0; b < BUCKETS; b++) {
+        start[b + 1] += start[b];
+      }
+      int[] order = new int[n];
+      int[] fill = Arrays.copyOf(start, BUCKETS);
+      for (int i = 0; i < n; i++) {
+        order[fill[bucketOf[i]]++] = i;
+      }
+      bucketOf = null;
+      Sorter sorter = new Sorter(order);
+      for (int b = 0; b < BUCKETS; b++) {
+        int from = start[b];
+        int to = start[b + 1];
+        if (to - from > 1) {
+          sorter.sortBucket(from, to);
+        }
+      }
+      return order;
+    }
+
+    /** Set at i when the i-th key in sorted order equals the next one. */
+    private final java.util.BitSet equalToNext = new java.util.BitSet();
+
+    /** Buckets in key order: the empty key, then by first byte, a one-byte key before longer ones. */
+    private static final int BUCKETS = 1 + 256 * 257;
+
+    private int bucketOf(int i) {
+      int length = keyLength[i];
+      if (length == 0) {
+        return 0;
+      }
+      int first = source[i][keyAt[i]] & 0xFF;
+      return 1 + first * 257 + (length == 1 ? 0 : 1 + (source[i][keyAt[i] + 1] & 0xFF));
+    }
+
+    /** Sorts buckets of one order array in place. */
+    private final class Sorter {
+      final int[] order;
+      final long[] high = new long[n];
+      final long[] low = new long[n];
+      final int[] orderAux = new int[n];
+      final long[] highAux = new long[n];
+      final long[] lowAux = new long[n];
+      int common;
+
+      Sorter(int[] order) {
+        this.order = order;
+      }
+
+      void sortBucket(int from, int to) {
+        common = commonPrefix(from, to);
+        for (int k = from; k < to; k++) {
+          high[k] = chunkOf(order[k], common);
+          low[k] = chunkOf(order[k], common + 8);
+        }
+        mergeSort(from, to);
+        for (int k = from; k + 1 < to; k++) {
+          if (high[k] == high[k + 1] && low[k] == low[k + 1] && compareKeys(order[k], order[k + 1], common) == 0) {
+            equalToNext.set(k);
+          }
+        }
+      }
+
+      private int commonPrefix(int from, int to) {
+        int first = order[from];
+        int c = keyLength[first];
+        for (int k = from + 1; k < to && c > 0; k++) {
+          int r = order[k];
+          int limit = Math.min(c, keyLength[r]);
+          int mismatch = Arrays.mismatch(source[first], keyAt[first], keyAt[first] + limit,
+              source[r], keyAt[r], keyAt[r] + limit);
+          c = mismatch < 0 ? limit : mismatch;
+        }
+        return c;
+      }
+
+      /** Compares two entries by their chunks, then by their keys past the common prefix. */
+      private int compare(long h1, long l1, int o1, long h2, long l2, int o2) {
+        int c = Long.compareUnsigned(h1, h2);
+        if (c != 0) {
+          return c;
+        }
+        c = Long.compareUnsigned(l1, l2);
+        return c != 0 ? c : compareKeys(o1, o2, common);
+      }
+
+      /** Stable: equal keys keep the order they were written in. */
+      private void mergeSort(int from, int to) {
+        if (to - from <= 16) {
+          for (int i = from + 1; i < to; i++) {
+            int o = order[i];
+            long h = high[i];
+            long l = low[i];
+            int j = i - 1;
+            while (j >= from && compare(high[j], low[j], order[j], h, l, o) > 0) {
+              order[j + 1] = order[j];
+              high[j + 1] = high[j];
+              low[j + 1] = low[j];
+              j--;
+            }
+            order[j + 1] = o;
+            high[j + 1] = h;
+            low[j + 1] = l;
+          }
+          return;
+        }
+        int mid = (from + to) >>> 1;
+        mergeSort(from, mid);
+        mergeSort(mid, to);
+        if (compare(high[mid - 1], low[mid - 1], order[mid - 1], high[mid], low[mid], order[mid]) <= 0) {
+          return;
+        }
+        System.arraycopy(order, from, orderAux, from, to - from);
+        System.arraycopy(high, from, highAux, from, to - from);
+        System.arraycopy(low, from, lowAux, from, to - from);
+        int i = from;
+        int j = mid;
+        for (int k = from; k < to; k++) {
+          boolean left = j >= to || i < mid
+              && compare(highAux[i], lowAux[i], orderAux[i], highAux[j], lowAux[j], orderAux[j]) <= 0;
+          int take = left ? i++ : j++;
+          order[k] = orderAux[take];
+          high[k] = highAux[take];
+          low[k] = lowAux[take];
+        }
+      }
+    }
+
+    /** The key's 8 bytes from {@code at}, big-endian, zero-padded past its end. */
+    private long chunkOf(int r, int at) {
+      byte[] b = source[r];
+      int base = keyAt[r];
+      int length = keyLength[r];
+      long p = 0;
+      for (int j = at; j < at + 8; j++) {
+        p = p << 8 | (j < length ? b[base + j] & 0xFF : 0);
+      }
+      return p;
+    }
+
+    /** Compares two keys that are equal before {@code from}. */
+    private int compareKeys(int x, int y, int from) {
+      return Arrays.compareUnsigned(source[x], keyAt[x] + from, keyAt[x] + keyLength[x],
+          source[y], keyAt[y] + from, keyAt[y] + keyLength[y]);
+    }
+  }
+
+  private static int readVarint(byte[] b, int at) {
+    int v = 0;
+    for (int shift = 0; ; shift += 7) {
+      byte x = b[at++];
+      v |= (x & 0x7F) << shift;
+      if (x >= 0) {
+        return v;
+      }
+    }
+  }
+
+  private static int skipVarint(byte[] b, int at) {
+    while (b[at] < 0) {
+      at++;
+    }
+    return at + 1;
+  }
+}
