@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Writes of a bulk table (no WAL, no compaction: the data between a job's stages) gathered in
@@ -35,10 +36,19 @@ final class SortedRuns {
   private static final int HEADER = 12;
   private static final byte TYPE_COLUMN_FAMILY_VALUE = 0x05;
 
+  /**
+   * Sorted runs kept in memory for scans, over all tables of this JVM, stay under a quarter of
+   * the heap; past it a run is stored in RocksDB instead.
+   */
+  static final long RESIDENT_BUDGET = Runtime.getRuntime().maxMemory() / 4;
+  private static final AtomicLong RESIDENT_BYTES = new AtomicLong();
+
   private final StoreTable table;
   private final List<byte[]> batches = new ArrayList<>();
   private long bytes;
   private long pairs;
+  /** Gathered writes sorted for a scan and kept in memory, newer than all RocksDB holds; or null. */
+  private volatile Resident resident;
 
   SortedRuns(StoreTable table) {
     this.table = table;
@@ -46,6 +56,7 @@ final class SortedRuns {
 
   /** Gathers a batch in RocksDB's serialized form (see {@link PackedBatch}); may spill. */
   synchronized void add(byte[] serializedBatch) {
+    storeResident(); // it must land before anything written after it
     batches.add(serializedBatch);
     bytes += serializedBatch.length - HEADER;
     pairs += (serializedBatch[8] & 0xFF) | (serializedBatch[9] & 0xFF) << 8 | (serializedBatch[10] & 0xFF) << 16
@@ -55,24 +66,156 @@ final class SortedRuns {
     }
   }
 
-  /** Writes what is gathered as one sorted run. */
+  /**
+   * What a scan reads from memory besides RocksDB: the gathered writes, sorted now and kept
+   * (immutable, so a cursor may read them without a lock); null when there are none. Over the
+   * memory budget they are stored in RocksDB instead, and this returns null.
+   */
+  synchronized Resident forScan() {
+    if (pairs > 0) {
+      if (RESIDENT_BYTES.get() + bytes > RESIDENT_BUDGET) {
+        seal();
+        return null;
+      }
+      Resident r = Records.parse(batches, (int) pairs).resident();
+      batches.clear();
+      bytes = 0;
+      pairs = 0;
+      RESIDENT_BYTES.addAndGet(r.bytes);
+      resident = r;
+    }
+    return resident;
+  }
+
+  /** Stores everything in RocksDB: the resident run, then what is gathered as one sorted run. */
   synchronized void seal() {
+    storeResident();
     if (pairs == 0) {
       return;
     }
-    Records records = Records.parse(batches, (int) pairs);
+    Resident r = Records.parse(batches, (int) pairs).resident();
     batches.clear();
     bytes = 0;
     pairs = 0;
-    table.ingestRun(records.sorted());
+    table.ingestRun(r.pairs());
+  }
+
+  private void storeResident() {
+    Resident r = resident;
+    if (r != null) {
+      resident = null;
+      r.release();
+      table.ingestRun(r.pairs());
+    }
+  }
+
+  /** Forgets the runs of a dropped table. Takes no lock: it is called under the table's drop lock. */
+  void discard() {
+    Resident r = resident;
+    if (r != null) {
+      r.release();
+    }
+  }
+
+  /** Bytes of resident runs in this JVM (for tests). */
+  static long residentBytes() {
+    return RESIDENT_BYTES.get();
   }
 
   synchronized long pendingPairs() {
-    return pairs;
+    Resident r = resident;
+    return pairs + (r == null ? 0 : r.n);
   }
 
   synchronized long pendingBytes() {
-    return bytes;
+    Resident r = resident;
+    return bytes + (r == null ? 0 : r.bytes);
+  }
+
+  /** Pairs sorted by key, without duplicate keys, read in place from the batches that brought them. */
+  static final class Resident {
+    private final byte[][] source;
+    private final int[] keyAt;
+    private final int[] keyLength;
+    private final int[] valueAt;
+    private final int[] valueLength;
+    final int n;
+    final long bytes;
+    private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+
+    Resident(int n, long batchBytes) {
+      this.n = n;
+      source = new byte[n][];
+      keyAt = new int[n];
+      keyLength = new int[n];
+      valueAt = new int[n];
+      valueLength = new int[n];
+      bytes = batchBytes + 24L * n;
+    }
+
+    void release() {
+      if (released.compareAndSet(false, true)) {
+        RESIDENT_BYTES.addAndGet(-bytes);
+      }
+    }
+
+    /** The first position whose key is at least {@code key}. */
+    int lowerBound(byte[] key) {
+      int lo = 0;
+      int hi = n;
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        if (compareKeyAt(mid, key) < 0) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      return lo;
+    }
+
+    int compareKeyAt(int i, byte[] key) {
+      return Arrays.compareUnsigned(source[i], keyAt[i], keyAt[i] + keyLength[i], key, 0, key.length);
+    }
+
+    byte[] key(int i) {
+      return Arrays.copyOfRange(source[i], keyAt[i], keyAt[i] + keyLength[i]);
+    }
+
+    byte[] value(int i) {
+      return Arrays.copyOfRange(source[i], valueAt[i], valueAt[i] + valueLength[i]);
+    }
+
+    int key(int i, java.nio.ByteBuffer target) {
+      target.put(target.position(), source[i], keyAt[i], Math.min(keyLength[i], target.remaining()));
+      return keyLength[i];
+    }
+
+    int value(int i, java.nio.ByteBuffer target) {
+      target.put(target.position(), source[i], valueAt[i], Math.min(valueLength[i], target.remaining()));
+      return valueLength[i];
+    }
+
+    Iterable<byte[][]> pairs() {
+      return () -> new Iterator<>() {
+        private int i;
+
+        @Override
+        public boolean hasNext() {
+          return i < n;
+        }
+
+        @Override
+        public byte[][] next() {
+          if (i >= n) {
+            throw new NoSuchElementException();
+          }
+          byte[][] pair = {key(i), value(i)};
+          i++;
+          return pair;
+        }
+      };
+    }
   }
 
   /** The pairs of a list of serialized batches, by position in the batches' own arrays. */
@@ -83,6 +226,7 @@ final class SortedRuns {
     final int[] valueAt;
     final int[] valueLength;
     final int n;
+    long batchBytes;
 
     private Records(int n) {
       this.n = n;
@@ -97,6 +241,7 @@ final class SortedRuns {
       Records r = new Records(n);
       int i = 0;
       for (byte[] rep : batches) {
+        r.batchBytes += rep.length;
         int at = HEADER;
         while (at < rep.length) {
           if (rep[at] != TYPE_COLUMN_FAMILY_VALUE) {
@@ -123,38 +268,23 @@ final class SortedRuns {
       return r;
     }
 
-    /** The pairs in key order; of equal keys only the last written. */
-    Iterable<byte[][]> sorted() {
+    /** The pairs in key order; of equal keys only the last written (the sort is stable). */
+    Resident resident() {
       int[] order = sortedOrder();
-      return () -> new Iterator<>() {
-        private int i = nextLast(0);
-
-        /** The last of the equal keys starting at {@code from} (the sort is stable). */
-        private int nextLast(int from) {
-          int j = from;
-          while (j + 1 < n && equalToNext.get(j)) {
-            j++;
-          }
-          return j;
+      Resident r = new Resident(n - equalToNext.cardinality(), batchBytes);
+      int at = 0;
+      for (int i = 0; i < n; i++) {
+        if (!equalToNext.get(i)) {
+          int from = order[i];
+          r.source[at] = source[from];
+          r.keyAt[at] = keyAt[from];
+          r.keyLength[at] = keyLength[from];
+          r.valueAt[at] = valueAt[from];
+          r.valueLength[at] = valueLength[from];
+          at++;
         }
-
-        @Override
-        public boolean hasNext() {
-          return i < n;
-        }
-
-        @Override
-        public byte[][] next() {
-          if (i >= n) {
-            throw new NoSuchElementException();
-          }
-          int r = order[i];
-          i = nextLast(i + 1);
-          return new byte[][] {
-              Arrays.copyOfRange(source[r], keyAt[r], keyAt[r] + keyLength[r]),
-              Arrays.copyOfRange(source[r], valueAt[r], valueAt[r] + valueLength[r])};
-        }
-      };
+      }
+      return r;
     }
 
     /**

@@ -206,14 +206,25 @@ public final class StoreTable {
    * when {@code ordered}, merged into one ascending order (used to merge a node's partitions).
    */
   public StoreCursor scanRanges(List<byte[][]> ranges, boolean ordered) {
-    sealRuns();
+    if (runs == null) {
+      return scanRanges(ranges, ordered, null);
+    }
+    // the resident run and the snapshot are taken together, so no write lands between them
+    // (the lock order is runs, then lifecycle)
+    synchronized (runs) {
+      return scanRanges(ranges, ordered, runs.forScan());
+    }
+  }
+
+  private StoreCursor scanRanges(List<byte[][]> ranges, boolean ordered, SortedRuns.Resident resident) {
     Lock lock = use();
     try {
       references.incrementAndGet();
       Snapshot snapshot = db.getSnapshot();
-      List<RangeCursor> cursors = new ArrayList<>(ranges.size());
+      List<RangeReader> cursors = new ArrayList<>(ranges.size());
       for (byte[][] range : ranges) {
-        cursors.add(new RangeCursor(snapshot, range[0], range[1]));
+        RangeReader stored = new RangeCursor(snapshot, range[0], range[1]);
+        cursors.add(resident == null ? stored : ResidentCursor.over(resident, range[0], range[1], stored));
       }
       Runnable release = () -> {
         db.releaseSnapshot(snapshot);
@@ -399,6 +410,9 @@ public final class StoreTable {
     try {
       if (!dropped) {
         dropped = true;
+        if (runs != null) {
+          runs.discard();
+        }
         releaseReference();
       }
     } finally {
@@ -509,7 +523,7 @@ public final class StoreTable {
   }
 
   /** A cursor over one key range. */
-  private final class RangeCursor implements StoreCursor {
+  private final class RangeCursor implements RangeReader {
     private final ReadOptions readOptions;
     private final Slice upperSlice;
     private final RocksIterator it;
@@ -558,7 +572,8 @@ public final class StoreTable {
       it.next();
     }
 
-    void checkStatus() {
+    @Override
+    public void checkStatus() {
       try {
         it.status();
       } catch (RocksDBException e) {
@@ -578,12 +593,12 @@ public final class StoreTable {
 
   /** Ranges one after another. */
   private static final class ConcatCursor implements StoreCursor {
-    private final List<RangeCursor> cursors;
+    private final List<RangeReader> cursors;
     private final Runnable release;
     private int current;
     private boolean closed;
 
-    ConcatCursor(List<RangeCursor> cursors, Runnable release) {
+    ConcatCursor(List<RangeReader> cursors, Runnable release) {
       this.cursors = cursors;
       this.release = release;
       skipExhausted();
@@ -631,7 +646,7 @@ public final class StoreTable {
     public void close() {
       if (!closed) {
         closed = true;
-        cursors.forEach(RangeCursor::close);
+        cursors.forEach(RangeReader::close);
         release.run();
       }
     }
@@ -642,21 +657,21 @@ public final class StoreTable {
    * partitions hold disjoint keys, so this is the table's key order on this node.
    */
   private static final class MergingCursor implements StoreCursor {
-    private final List<RangeCursor> live = new ArrayList<>();
-    private final List<RangeCursor> all;
+    private final List<RangeReader> live = new ArrayList<>();
+    private final List<RangeReader> all;
     private final Runnable release;
     private final java.util.PriorityQueue<Head> heap;
     private Head top;
     private boolean closed;
 
-    private record Head(RangeCursor cursor, byte[] key) {}
+    private record Head(RangeReader cursor, byte[] key) {}
 
-    MergingCursor(List<RangeCursor> cursors, Runnable release) {
+    MergingCursor(List<RangeReader> cursors, Runnable release) {
       this.all = cursors;
       this.release = release;
       this.heap = new java.util.PriorityQueue<>(Math.max(1, cursors.size()),
           (a, b) -> Arrays.compareUnsigned(a.key, 2, a.key.length, b.key, 2, b.key.length));
-      for (RangeCursor c : cursors) {
+      for (RangeReader c : cursors) {
         if (c.valid()) {
           heap.add(new Head(c, c.key()));
           live.add(c);
@@ -689,7 +704,7 @@ public final class StoreTable {
 
     @Override
     public void next() {
-      RangeCursor c = top.cursor;
+      RangeReader c = top.cursor;
       c.next();
       if (c.valid()) {
         heap.add(new Head(c, c.key()));
@@ -703,7 +718,7 @@ public final class StoreTable {
     public void close() {
       if (!closed) {
         closed = true;
-        all.forEach(RangeCursor::close);
+        all.forEach(RangeReader::close);
         release.run();
       }
     }

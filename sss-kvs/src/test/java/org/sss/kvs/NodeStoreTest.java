@@ -817,6 +817,32 @@ class NodeStoreTest {
   }
 
   @Test
+  void bulkTable_scanReadsRunsFromMemory_andAWriteAfterTheScanStillWins() {
+    StoreTable t = store.create("bulk", BULK, false);
+    long residentBefore = SortedRuns.residentBytes();
+    PackedBatch b = t.newPackedBatch(64);
+    for (int i = 0; i < 100; i++) {
+      b.put(key(i), bytes("old" + i));
+    }
+    b.commit();
+    assertEquals(100, scanAll(t, null, null).size());
+    assertTrue(SortedRuns.residentBytes() > residentBefore, "the scanned run stays in memory");
+    b.put(key(7), bytes("new7"));
+    b.put(key(200), bytes("new200"));
+    b.commit(); // stores the resident run in RocksDB first, then gathers these
+    List<byte[][]> all = scanAll(t, null, null); // the new resident run over the stored one
+    assertEquals(101, all.size());
+    assertArrayEquals(bytes("new7"), all.get(7)[1], "the newer run shadows the stored pair");
+    assertArrayEquals(bytes("old8"), all.get(8)[1]);
+    assertArrayEquals(key(200), all.get(100)[0]);
+    List<byte[][]> some = scanAll(t, key(5), key(9));
+    assertEquals(4, some.size());
+    assertArrayEquals(bytes("new7"), some.get(2)[1]);
+    store.drop("bulk", false);
+    assertEquals(residentBefore, SortedRuns.residentBytes(), "dropping the table frees its resident run");
+  }
+
+  @Test
   void bulkTable_gatheredRunsLandBeforeALaterBatchWriteOfTheSameKey() {
     StoreTable t = store.create("bulk", BULK, false);
     PackedBatch b = t.newPackedBatch(64);
