@@ -92,6 +92,19 @@ class JobLifecycleTest {
   }
 
   @Test
+  void combiner_mergesAcrossThePartitionsOfOneRunner() {
+    Job job = Job.named("modten-one-runner").input("rows", Serdes.LONG, Serdes.STRING)
+        .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
+        .combine(TestJobs.SumLongs.class)
+        .reduce(TestJobs.CountingSum.class, Serdes.LONG, Serdes.LONG)
+        .output("out-one-runner").overwrite().threads(1).build();
+    JobResult r = client.submit(job).await();
+    assertModTenCorrect("out-one-runner");
+    // one runner per node maps all 8 of its partitions into one buffer: 10 keys per node, not per partition
+    assertTrue(r.stages().get(0).recordsShuffled() <= 10 * 3, "combined: " + r.stages().get(0).recordsShuffled());
+  }
+
+  @Test
   void combiner_groupsByteArrayKeysByContent() {
     JobResult r = client.submit(Job.named("bytes").input("rows", Serdes.LONG, Serdes.STRING)
         .map(TestJobs.ThreeByteKeys.class, Serdes.BYTES, Serdes.LONG)

@@ -9,14 +9,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.sss.core.api.Emitter;
 import org.sss.core.api.Mapper;
-import org.sss.core.api.Reducer;
 import org.sss.core.api.Serde;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.kvs.KeyRanges;
 import org.sss.kvs.StoreCursor;
 
 /**
- * Maps one partition of the input table.
+ * Maps one partition of the input table into its runner's {@link MapOutput}.
  *
  * <h2>Threads</h2>
  * A reader thread scans the partition into chunks and hands them over a bounded queue
@@ -35,11 +34,14 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
   private final StageContext stage;
   private final int partition;
   private final ExecutorService readers;
+  private final MapOutput<KO, VO> output;
 
-  MapTask(StageContext stage, int partition, ExecutorService readers) {
+  /** A task emitting into {@code output}, its runner's (see {@link MapOutput}). */
+  MapTask(StageContext stage, int partition, ExecutorService readers, MapOutput<KO, VO> output) {
     this.stage = stage;
     this.partition = partition;
     this.readers = readers;
+    this.output = output;
   }
 
   @Override
@@ -49,49 +51,21 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
     Mapper<KI, VI, KO, VO> mapper;
     Serde<KI> inKey;
     Serde<VI> inValue;
-    Serde<KO> outKey;
-    Serde<VO> outValue;
     try {
       mapper = UserClasses.create(stage.loader, spec.getFunctionClass(), Mapper.class);
       inKey = stage.serde(spec.getInputKeySerde());
       inValue = stage.serde(spec.getInputValueSerde());
-      outKey = stage.serde(spec.getOutputKeySerde());
-      outValue = stage.serde(spec.getOutputValueSerde());
     } catch (RuntimeException e) {
       throw new UserCodeException(stage.where("map", partition), e);
     }
-    ShuffleWriter writer = new ShuffleWriter(stage.shuffle, stage.partitioner());
-    BatchedCount recordsOut = new BatchedCount(stage.recordsOut);
     BatchedCount recordsIn = new BatchedCount(stage.recordsIn);
-    Reducer<KO, VO, KO, VO> combinerFn = stage.combiner();
-    CombiningBuffer<KO, VO> combiner = combinerFn == null ? null
-        : new CombiningBuffer<>(combinerFn, outKey, outValue, writer, COMBINE_BUDGET);
-    Emitter<KO, VO> emitter = (k, v) -> {
-      recordsOut.increment();
-      try {
-        if (combiner != null) {
-          combiner.add(k, v);
-        } else {
-          writer.write(outKey.encodeKey(k), outValue.encodeValue(v));
-        }
-      } catch (RuntimeException e) {
-        throw e;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new StageAborted();
-      } catch (Exception e) {
-        throw new RuntimeException(e);
-      }
-    };
+    Emitter<KO, VO> emitter = output.emitter(partition);
     BlockingQueue<List<byte[][]>> chunks = new ArrayBlockingQueue<>(CHUNKS_AHEAD);
     var reading = readers.submit(() -> read(chunks));
     boolean ok = false;
     int suffix = spec.getInputMultiValued() ? ShuffleWriter.UNIQUIFIER_BYTES : 0;
     try {
       mapper.setup(stage.taskContext(partition));
-      if (combinerFn != null) {
-        combinerFn.setup(stage.taskContext(partition)); // a combiner is a Reducer: it gets its setup too
-      }
       while (true) {
         List<byte[][]> chunk = chunks.poll(200, TimeUnit.MILLISECONDS);
         if (stage.stopping()) {
@@ -112,10 +86,6 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
       }
       reading.get();
       mapper.cleanup(emitter);
-      if (combiner != null) {
-        combiner.flush();
-      }
-      writer.finish();
       ok = true;
     } catch (StageAborted e) {
       throw e;
@@ -128,10 +98,9 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
       throw new UserCodeException(stage.where("map", partition), e);
     } finally {
       recordsIn.flush();
-      recordsOut.flush();
+      output.taskDone();
       if (!ok) {
         reading.cancel(true);
-        writer.discard();
       }
     }
   }

@@ -13,7 +13,8 @@ import org.sss.core.proto.StageSpec;
 
 /**
  * One node's part of one stage: a task per local partition of the input table, run by
- * {@code threads} runners at once, then the shuffle barrier. The runners borrow threads from
+ * {@code threads} runners at once, then the shuffle barrier. The map tasks of one runner emit
+ * into one {@link MapOutput}, sent when the runner has no task left. The runners borrow threads from
  * the node's shared pool: a stage of a few milliseconds must not pay for starting threads.
  * The future completes with the node's report once every task finished and every pair sent was acknowledged, or fails with the
  * first error (a task's, or a lost peer's); the other tasks then stop at their next check.
@@ -42,16 +43,28 @@ final class StageExecution {
   CompletableFuture<StageReport> start() {
     int n = Math.max(1, Math.min(threads, partitions.size()));
     Queue<Integer> pending = new ConcurrentLinkedQueue<>(partitions);
-    AtomicInteger remaining = new AtomicInteger(partitions.size());
     if (partitions.isEmpty()) {
       finish();
       return result;
     }
+    AtomicInteger runnersLeft = new AtomicInteger(n);
     for (int i = 0; i < n; i++) {
       runners.execute(() -> {
-        for (Integer p = pending.poll(); p != null; p = pending.poll()) {
-          runTask(p);
-          if (remaining.decrementAndGet() == 0) {
+        MapOutput<?, ?> output = null;
+        try {
+          for (Integer p = pending.poll(); p != null; p = pending.poll()) {
+            if (output == null && isMap()) {
+              int first = p;
+              output = attempt(() -> new MapOutput<>(stage, first));
+            }
+            runTask(p, output);
+          }
+          if (output != null) {
+            finishOutput(output);
+          }
+        } finally {
+          // a runner's output is sent before the barrier may start
+          if (runnersLeft.decrementAndGet() == 0) {
             finish();
           }
         }
@@ -60,12 +73,36 @@ final class StageExecution {
     return result;
   }
 
-  private void runTask(int partition) {
+  private boolean isMap() {
+    return stage.spec.getKind() == StageSpec.Kind.MAP;
+  }
+
+  private void finishOutput(MapOutput<?, ?> output) {
+    if (stage.stopping()) {
+      output.discard();
+      return;
+    }
+    attempt(() -> {
+      output.finish();
+      return null;
+    });
+  }
+
+  private void runTask(int partition, MapOutput<?, ?> output) {
+    if (stage.stopping() || isMap() && output == null) {
+      return;
+    }
+    attempt(() -> {
+      task(partition, output).run();
+      tasksDone.incrementAndGet();
+      return null;
+    });
+  }
+
+  /** Runs a step of the stage; a failure becomes the stage's (the first one wins) and gives null. */
+  private <T> T attempt(java.util.function.Supplier<T> step) {
     try {
-      if (!stage.stopping()) {
-        task(partition).run();
-        tasksDone.incrementAndGet();
-      }
+      return step.get();
     } catch (StageAborted e) {
       // the stage's failure or abort is reported once, in finish()
     } catch (Throwable e) {
@@ -74,11 +111,13 @@ final class StageExecution {
         LOG.warn("{}", m.lines().findFirst().orElse(m));
       }
     }
+    return null;
   }
 
-  private Runnable task(int partition) {
-    return stage.spec.getKind() == StageSpec.Kind.MAP
-        ? new MapTask<>(stage, partition, readers)
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private Runnable task(int partition, MapOutput<?, ?> output) {
+    return isMap()
+        ? new MapTask<>(stage, partition, readers, (MapOutput) output)
         : new ReduceTask<>(stage, partition);
   }
 
