@@ -77,10 +77,10 @@ public final class ShuffleBenchmark implements Callable<Integer> {
     double raw = Double.NaN;
     if (!emptyOnly) {
       double perPair = rawWriteThenScan(total, false);
-      double serialized = rawWriteThenScan(total, true);
-      raw = Math.min(perPair, serialized); // the limit is the faster way to use RocksDB
+      double sorted = rawWriteThenScan(total, true);
+      raw = Math.min(perPair, sorted); // the limit is the faster way to use RocksDB
       record("raw-rocksdb", "write (put per pair)+scan", total, perPair, mb, raw);
-      record("raw-rocksdb", "write (serialized batch)+scan", total, serialized, mb, raw);
+      record("raw-rocksdb", "sort+write (SST file, ingest)+scan", total, sorted, mb, raw);
       try (SssCluster c = SssCluster.embedded(1)) {
         double s = shuffle(c, perRow, total);
         record("sss-embedded-1", "map+shuffle+reduce", total, s, mb, raw);
@@ -113,11 +113,12 @@ public final class ShuffleBenchmark implements Callable<Integer> {
   }
 
   /**
-   * Raw RocksDB with the intermediate table's options: write in 1 MiB batches, then scan all.
-   * The batches are filled either with a JNI call per pair ({@code WriteBatch.put}) or in
-   * serialized form and handed over in one call ({@link org.sss.kvs.PackedBatch}).
+   * Raw RocksDB with the intermediate table's options, then a scan of everything. Written
+   * either into memtables in 1 MiB write batches with a JNI call per pair
+   * ({@code WriteBatch.put}), or as RocksDB's fast path for bulk data: runs of 64 MiB sorted
+   * in memory, written with {@code SstFileWriter} and ingested ({@link StoreTable#ingestSorted}).
    */
-  private double rawWriteThenScan(long total, boolean serialized) throws IOException {
+  private double rawWriteThenScan(long total, boolean sortedRuns) throws IOException {
     Path dir = Files.createTempDirectory("sss-bench-raw-");
     try (NodeStore store = NodeStore.open(dir)) {
       StoreTable t = store.create("raw", TableOptions.newBuilder().setMultiValued(true).setDisableWal(true)
@@ -126,8 +127,9 @@ public final class ShuffleBenchmark implements Callable<Integer> {
       long start = System.nanoTime();
       SplittableRandom random = new SplittableRandom(1);
       long bytes = 0;
-      StoreTable.Batch b = serialized ? null : t.newBatch();
-      org.sss.kvs.PackedBatch packed = serialized ? t.newPackedBatch((1 << 20) + 4096) : null;
+      StoreTable.Batch b = sortedRuns ? null : t.newBatch();
+      List<byte[][]> run = new ArrayList<>();
+      long runBytes = 0;
       for (long i = 0; i < total; i++) {
         byte[] key = new byte[2 + 8 + 10];
         long k = random.nextLong();
@@ -140,25 +142,26 @@ public final class ShuffleBenchmark implements Callable<Integer> {
         for (int j = 0; j < 8; j++) {
           key[12 + j] = (byte) (i >>> (56 - 8 * j));
         }
-        if (serialized) {
-          packed.put(key, value);
-        } else {
-          b.put(key, value);
+        if (sortedRuns) {
+          run.add(new byte[][] {key, value});
+          runBytes += key.length + value.length;
+          if (runBytes >= 64 << 20) {
+            ingestRun(t, run);
+            runBytes = 0;
+          }
+          continue;
         }
+        b.put(key, value);
         bytes += key.length + value.length;
         if (bytes >= 1 << 20) {
-          if (serialized) {
-            packed.commit();
-          } else {
-            b.commit();
-            b.close();
-            b = t.newBatch();
-          }
+          b.commit();
+          b.close();
+          b = t.newBatch();
           bytes = 0;
         }
       }
-      if (serialized) {
-        packed.commit();
+      if (sortedRuns) {
+        ingestRun(t, run);
       } else {
         b.commit();
         b.close();
@@ -181,6 +184,12 @@ public final class ShuffleBenchmark implements Callable<Integer> {
     } finally {
       deleteTree(dir);
     }
+  }
+
+  private static void ingestRun(StoreTable t, List<byte[][]> run) {
+    run.sort((x, y) -> java.util.Arrays.compareUnsigned(x[0], y[0]));
+    t.ingestSorted(run);
+    run.clear();
   }
 
   private double shuffle(SssCluster cluster, long perRow, long total) {
