@@ -41,12 +41,24 @@ public final class SyntheticData {
 
   private SyntheticData() {}
 
-  /** The pattern every value starts from. */
+  /** The longest pattern made so far; a shorter one is its prefix. */
+  private static volatile byte[] longestPattern = new byte[0];
+
+  /**
+   * The pattern every value starts from (byte i depends on i only). Copied from the longest
+   * one made so far when it is long enough: tasks set up their buffers from it, and making a
+   * 16 MiB pattern byte by byte in every task would cost more than the task's own work.
+   */
   public static byte[] pattern(int length) {
+    byte[] longest = longestPattern;
+    if (longest.length >= length) {
+      return java.util.Arrays.copyOf(longest, length);
+    }
     byte[] b = new byte[length];
     for (int i = 0; i < length; i++) {
       b[i] = (byte) (i * 131 + 7 + (i >>> 11));
     }
+    longestPattern = b.clone();
     return b;
   }
 
@@ -130,7 +142,9 @@ public final class SyntheticData {
     private final long mapoutKeyCount;
     private final long unique;
     private final int inputLength;
-    private final byte[] value;
+    private final int valueLength;
+    /** Made at the first call: a task without input pairs never needs it. */
+    private byte[] value;
 
     public MapLogic(SyntheticParams p) {
       this(p.initialKeyCount(), p.mapoutKeyCount(), p.mapoutUniqueKeyCount(), p.initialValueLength(),
@@ -142,7 +156,7 @@ public final class SyntheticData {
       this.mapoutKeyCount = mapoutKeyCount;
       this.unique = unique;
       this.inputLength = inputLength;
-      this.value = pattern(valueLength);
+      this.valueLength = valueLength;
     }
 
     /** Emits the map call's pairs; returns the input value's checksum. The value array is reused. */
@@ -151,6 +165,9 @@ public final class SyntheticData {
         throw new IllegalStateException("input key " + key + " has a value of " + len + " bytes, expected " + inputLength);
       }
       long crc = crc(in, off, len);
+      if (value == null) {
+        value = pattern(valueLength);
+      }
       long g = SyntheticParams.firstPairOf(key, initialKeyCount, mapoutKeyCount);
       long n = SyntheticParams.pairsOf(key, initialKeyCount, mapoutKeyCount);
       for (long j = 0; j < n; j++, g++) {
