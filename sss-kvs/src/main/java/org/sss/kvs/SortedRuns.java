@@ -25,28 +25,32 @@ import java.util.concurrent.atomic.AtomicLong;
  * their order too.
  *
  * <h2>Memory</h2>
- * At most {@link #SPILL_BYTES} are gathered per table; the write that crosses it spills.
+ * Gathered and resident runs of all tables in this JVM share one budget, a quarter of the heap
+ * ({@link #BUDGET}). A table stores its gathered writes as a run when they reach
+ * {@link #MAX_RUN_BYTES} or {@link #MAX_RUN_PAIRS} (sorting takes about 70 bytes per pair on
+ * top of the pairs) or when the budget is spent; a scan keeps the last run in memory only
+ * while the budget allows.
  */
 final class SortedRuns {
-  /**
-   * Gathered bytes that make a run (the stored key and value bytes, plus a few per pair): 64 MiB,
-   * or a sixteenth of the heap when that is less, since sorting a run takes about as much again.
-   */
-  static final long SPILL_BYTES = Math.min(64L << 20, Runtime.getRuntime().maxMemory() / 16);
+  private static final long HEAP = Runtime.getRuntime().maxMemory();
+  /** Gathered bytes that make a run: 256 MiB, or a sixteenth of the heap when that is less. */
+  static final long MAX_RUN_BYTES = Math.min(256L << 20, HEAP / 16);
+  /** Gathered pairs that make a run: 2M, or one per 512 bytes of heap when that is less. */
+  static final long MAX_RUN_PAIRS = Math.min(2_000_000, HEAP / 512);
+  /** The least a run stores when the budget is spent, so that a full budget does not make tiny runs. */
+  static final long MIN_RUN_BYTES = 4L << 20;
+  /** What gathered and resident runs of all tables in this JVM may hold. */
+  static final long BUDGET = HEAP / 4;
+  private static final AtomicLong HELD = new AtomicLong();
   private static final int HEADER = 12;
   private static final byte TYPE_COLUMN_FAMILY_VALUE = 0x05;
-
-  /**
-   * Sorted runs kept in memory for scans, over all tables of this JVM, stay under a quarter of
-   * the heap; past it a run is stored in RocksDB instead.
-   */
-  static final long RESIDENT_BUDGET = Runtime.getRuntime().maxMemory() / 4;
-  private static final AtomicLong RESIDENT_BYTES = new AtomicLong();
 
   private final StoreTable table;
   private final List<byte[]> batches = new ArrayList<>();
   private long bytes;
   private long pairs;
+  /** Bytes of {@link #batches} counted in {@link #HELD}; atomic so that a drop can give them back without the lock. */
+  private final AtomicLong gatheredHeld = new AtomicLong();
   /** Gathered writes sorted for a scan and kept in memory, newer than all RocksDB holds; or null. */
   private volatile Resident resident;
 
@@ -54,14 +58,16 @@ final class SortedRuns {
     this.table = table;
   }
 
-  /** Gathers a batch in RocksDB's serialized form (see {@link PackedBatch}); may spill. */
+  /** Gathers a batch in RocksDB's serialized form (see {@link PackedBatch}); may store a run. */
   synchronized void add(byte[] serializedBatch) {
     storeResident(); // it must land before anything written after it
     batches.add(serializedBatch);
-    bytes += serializedBatch.length - HEADER;
+    bytes += serializedBatch.length;
+    gatheredHeld.addAndGet(serializedBatch.length);
+    long held = HELD.addAndGet(serializedBatch.length);
     pairs += (serializedBatch[8] & 0xFF) | (serializedBatch[9] & 0xFF) << 8 | (serializedBatch[10] & 0xFF) << 16
         | (serializedBatch[11] & 0xFF) << 24;
-    if (bytes >= SPILL_BYTES) {
+    if (bytes >= MAX_RUN_BYTES || pairs >= MAX_RUN_PAIRS || held > BUDGET && bytes >= MIN_RUN_BYTES) {
       seal();
     }
   }
@@ -73,15 +79,15 @@ final class SortedRuns {
    */
   synchronized Resident forScan() {
     if (pairs > 0) {
-      if (RESIDENT_BYTES.get() + bytes > RESIDENT_BUDGET) {
-        seal();
+      Records records = Records.parse(batches, (int) pairs);
+      long indexBytes = Resident.INDEX_BYTES_PER_PAIR * pairs;
+      if (HELD.get() + indexBytes > BUDGET) {
+        ingestGathered(records);
         return null;
       }
-      Resident r = Records.parse(batches, (int) pairs).resident();
-      batches.clear();
-      bytes = 0;
-      pairs = 0;
-      RESIDENT_BYTES.addAndGet(r.bytes);
+      Resident r = records.resident();
+      forgetGathered();
+      HELD.addAndGet(r.bytes); // the same batches, now with the resident run's index
       resident = r;
     }
     return resident;
@@ -90,36 +96,50 @@ final class SortedRuns {
   /** Stores everything in RocksDB: the resident run, then what is gathered as one sorted run. */
   synchronized void seal() {
     storeResident();
-    if (pairs == 0) {
-      return;
+    if (pairs > 0) {
+      ingestGathered(Records.parse(batches, (int) pairs));
     }
-    Resident r = Records.parse(batches, (int) pairs).resident();
+  }
+
+  private void ingestGathered(Records records) {
+    try {
+      table.ingestRun(records.resident().pairs());
+    } finally {
+      forgetGathered();
+    }
+  }
+
+  private void forgetGathered() {
     batches.clear();
     bytes = 0;
     pairs = 0;
-    table.ingestRun(r.pairs());
+    HELD.addAndGet(-gatheredHeld.getAndSet(0));
   }
 
   private void storeResident() {
     Resident r = resident;
     if (r != null) {
       resident = null;
-      r.release();
-      table.ingestRun(r.pairs());
+      try {
+        table.ingestRun(r.pairs());
+      } finally {
+        r.release();
+      }
     }
   }
 
   /** Forgets the runs of a dropped table. Takes no lock: it is called under the table's drop lock. */
   void discard() {
+    HELD.addAndGet(-gatheredHeld.getAndSet(0));
     Resident r = resident;
     if (r != null) {
       r.release();
     }
   }
 
-  /** Bytes of resident runs in this JVM (for tests). */
-  static long residentBytes() {
-    return RESIDENT_BYTES.get();
+  /** Bytes of gathered and resident runs in this JVM (for tests). */
+  static long heldBytes() {
+    return HELD.get();
   }
 
   synchronized long pendingPairs() {
@@ -139,7 +159,10 @@ final class SortedRuns {
     private final int[] keyLength;
     private final int[] valueAt;
     private final int[] valueLength;
+    /** A reference and four ints per pair. */
+    static final long INDEX_BYTES_PER_PAIR = 24;
     final int n;
+    final long batchBytes;
     final long bytes;
     private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -150,12 +173,14 @@ final class SortedRuns {
       keyLength = new int[n];
       valueAt = new int[n];
       valueLength = new int[n];
-      bytes = batchBytes + 24L * n;
+      this.batchBytes = batchBytes;
+      bytes = batchBytes + INDEX_BYTES_PER_PAIR * n;
     }
 
+    /** Gives its bytes back to the budget, once. */
     void release() {
       if (released.compareAndSet(false, true)) {
-        RESIDENT_BYTES.addAndGet(-bytes);
+        HELD.addAndGet(-bytes);
       }
     }
 

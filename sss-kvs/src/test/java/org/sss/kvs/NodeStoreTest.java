@@ -819,14 +819,14 @@ class NodeStoreTest {
   @Test
   void bulkTable_scanReadsRunsFromMemory_andAWriteAfterTheScanStillWins() {
     StoreTable t = store.create("bulk", BULK, false);
-    long residentBefore = SortedRuns.residentBytes();
+    long heldBefore = SortedRuns.heldBytes();
     PackedBatch b = t.newPackedBatch(64);
     for (int i = 0; i < 100; i++) {
       b.put(key(i), bytes("old" + i));
     }
     b.commit();
     assertEquals(100, scanAll(t, null, null).size());
-    assertTrue(SortedRuns.residentBytes() > residentBefore, "the scanned run stays in memory");
+    assertTrue(SortedRuns.heldBytes() > heldBefore, "the scanned run stays in memory");
     b.put(key(7), bytes("new7"));
     b.put(key(200), bytes("new200"));
     b.commit(); // stores the resident run in RocksDB first, then gathers these
@@ -839,7 +839,7 @@ class NodeStoreTest {
     assertEquals(4, some.size());
     assertArrayEquals(bytes("new7"), some.get(2)[1]);
     store.drop("bulk", false);
-    assertEquals(residentBefore, SortedRuns.residentBytes(), "dropping the table frees its resident run");
+    assertEquals(heldBefore, SortedRuns.heldBytes(), "dropping the table gives its runs back to the budget");
   }
 
   @Test
@@ -857,10 +857,10 @@ class NodeStoreTest {
   }
 
   @Test
-  void bulkTable_spillsARunEvery64MiBAndKeepsEveryPair() throws Exception {
+  void bulkTable_storesARunWhenGatheredBytesReachTheLimitAndKeepsEveryPair() throws Exception {
     StoreTable t = store.create("bulk", BULK, false);
-    byte[] value = new byte[1000];
-    int pairs = (int) (SortedRuns.SPILL_BYTES / 1000) + 5000;
+    byte[] value = new byte[16 << 10];
+    int pairs = (int) (SortedRuns.MAX_RUN_BYTES / value.length) + 100;
     PackedBatch b = t.newPackedBatch(1 << 20);
     for (int i = 0; i < pairs; i++) {
       b.put(key(pairs - i), value); // descending, so the runs must be sorted to be stored
