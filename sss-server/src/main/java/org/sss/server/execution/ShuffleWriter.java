@@ -1,9 +1,9 @@
 package org.sss.server.execution;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import org.sss.core.api.Partitioner;
 import org.sss.core.cluster.PartitionMap;
+import org.sss.core.transport.Buffers;
 import org.sss.core.transport.PairBlock;
 import org.sss.kvs.PackedBatch;
 
@@ -69,8 +69,14 @@ final class ShuffleWriter {
       return;
     }
     ByteBuf buf = buffers[node];
+    int pairBytes = storedLength + value.length + 10;
+    if (buf != null && pairBytes > buf.writableBytes() && buf.readableBytes() + pairBytes > StageShuffle.BATCH_BYTES) {
+      sendBuffer(node); // a large pair starts a batch of its own rather than grow this one
+      buf = null;
+    }
     if (buf == null) {
-      buf = buffers[node] = PooledByteBufAllocator.DEFAULT.directBuffer(64 << 10);
+      // sized once for a pair over the batch size: growing a buffer to it copies it several times
+      buf = buffers[node] = Buffers.allocator().directBuffer(Math.max(64 << 10, pairBytes));
     }
     PairBlock.writeVarint(buf, storedLength);
     buf.writeShort(partition);
