@@ -67,6 +67,10 @@ final class SortedRuns {
     long held = HELD.addAndGet(serializedBatch.length);
     pairs += (serializedBatch[8] & 0xFF) | (serializedBatch[9] & 0xFF) << 8 | (serializedBatch[10] & 0xFF) << 16
         | (serializedBatch[11] & 0xFF) << 24;
+    if (table.isDropped()) {
+      discard(); // dropped while this write was on its way: its bytes must not stay counted
+      return;
+    }
     if (bytes >= MAX_RUN_BYTES || pairs >= MAX_RUN_PAIRS || held > BUDGET && bytes >= MIN_RUN_BYTES) {
       seal();
     }

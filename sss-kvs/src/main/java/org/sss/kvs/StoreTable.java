@@ -89,6 +89,10 @@ public final class StoreTable {
     return options;
   }
 
+  boolean isDropped() {
+    return dropped;
+  }
+
   private void checkLive() {
     if (dropped) {
       throw new StoreException(ErrorCode.NO_SUCH_TABLE, "table '" + name + "' was dropped");
@@ -212,7 +216,14 @@ public final class StoreTable {
     // the resident run and the snapshot are taken together, so no write lands between them
     // (the lock order is runs, then lifecycle)
     synchronized (runs) {
-      return scanRanges(ranges, ordered, runs.forScan());
+      try {
+        return scanRanges(ranges, ordered, runs.forScan());
+      } catch (StoreException e) {
+        if (dropped) {
+          runs.discard(); // dropped meanwhile: give back what the scan kept in memory
+        }
+        throw e;
+      }
     }
   }
 

@@ -843,6 +843,19 @@ class NodeStoreTest {
   }
 
   @Test
+  void bulkTable_scanOfADroppedTableFailsAndKeepsNothingCounted() {
+    StoreTable t = store.create("bulk", BULK, false);
+    long heldBefore = SortedRuns.heldBytes();
+    PackedBatch b = t.newPackedBatch(64);
+    b.put(key(1), bytes("v"));
+    b.commit();
+    store.drop("bulk", false);
+    assertEquals(heldBefore, SortedRuns.heldBytes(), "the drop gives the gathered batch back");
+    assertStore(ErrorCode.NO_SUCH_TABLE, () -> t.scan(null, null));
+    assertEquals(heldBefore, SortedRuns.heldBytes(), "a scan racing the drop keeps nothing counted");
+  }
+
+  @Test
   void bulkTable_gatheredRunsLandBeforeALaterBatchWriteOfTheSameKey() {
     StoreTable t = store.create("bulk", BULK, false);
     PackedBatch b = t.newPackedBatch(64);
