@@ -157,26 +157,15 @@ final class SortedRuns {
   }
 
   /** Pairs sorted by key, without duplicate keys, read in place from the batches that brought them. */
-  static final class Resident {
-    private final byte[][] source;
-    private final int[] keyAt;
-    private final int[] keyLength;
-    private final int[] valueAt;
-    private final int[] valueLength;
+  static final class Resident extends PairIndex {
     /** A reference and four ints per pair. */
     static final long INDEX_BYTES_PER_PAIR = 24;
-    final int n;
     final long batchBytes;
     final long bytes;
     private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
 
     Resident(int n, long batchBytes) {
-      this.n = n;
-      source = new byte[n][];
-      keyAt = new int[n];
-      keyLength = new int[n];
-      valueAt = new int[n];
-      valueLength = new int[n];
+      super(n);
       this.batchBytes = batchBytes;
       bytes = batchBytes + INDEX_BYTES_PER_PAIR * n;
     }
@@ -247,23 +236,31 @@ final class SortedRuns {
     }
   }
 
-  /** The pairs of a list of serialized batches, by position in the batches' own arrays. */
-  private static final class Records {
+  /** Where n pairs lie: pair i's key and value are ranges of {@code source[i]}, a received batch. */
+  abstract static class PairIndex {
     final byte[][] source;
     final int[] keyAt;
     final int[] keyLength;
     final int[] valueAt;
     final int[] valueLength;
     final int n;
-    long batchBytes;
 
-    private Records(int n) {
+    PairIndex(int n) {
       this.n = n;
       source = new byte[n][];
       keyAt = new int[n];
       keyLength = new int[n];
       valueAt = new int[n];
       valueLength = new int[n];
+    }
+  }
+
+  /** The pairs of a list of serialized batches, in the order they were written. */
+  private static final class Records extends PairIndex {
+    long batchBytes;
+
+    private Records(int n) {
+      super(n);
     }
 
     static Records parse(List<byte[]> batches, int n) {
