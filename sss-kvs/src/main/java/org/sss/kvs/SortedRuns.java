@@ -2,9 +2,7 @@ package org.sss.kvs;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -83,13 +81,11 @@ final class SortedRuns {
    */
   synchronized Resident forScan() {
     if (pairs > 0) {
-      Records records = Records.parse(batches, (int) pairs);
-      long indexBytes = Resident.INDEX_BYTES_PER_PAIR * pairs;
-      if (HELD.get() + indexBytes > BUDGET) {
-        ingestGathered(records);
+      if (HELD.get() + Resident.INDEX_BYTES_PER_PAIR * pairs > BUDGET) {
+        seal();
         return null;
       }
-      Resident r = records.resident();
+      Resident r = Records.parse(batches, (int) pairs).resident();
       forgetGathered();
       HELD.addAndGet(r.bytes); // the same batches, now with the resident run's index
       resident = r;
@@ -107,7 +103,7 @@ final class SortedRuns {
 
   private void ingestGathered(Records records) {
     try {
-      table.ingestRun(records.resident().pairs());
+      table.ingestRun(records.resident()::writeTo);
     } finally {
       forgetGathered();
     }
@@ -125,7 +121,7 @@ final class SortedRuns {
     if (r != null) {
       resident = null;
       try {
-        table.ingestRun(r.pairs());
+        table.ingestRun(r::writeTo);
       } finally {
         r.release();
       }
@@ -214,25 +210,27 @@ final class SortedRuns {
       return valueLength[i];
     }
 
-    Iterable<byte[][]> pairs() {
-      return () -> new Iterator<>() {
-        private int i;
+    /**
+     * Puts every pair into an SST file through two reused direct buffers: no array per key or
+     * value, and RocksDB reads the buffers in place.
+     */
+    long writeTo(org.rocksdb.SstFileWriter writer) throws org.rocksdb.RocksDBException {
+      java.nio.ByteBuffer key = java.nio.ByteBuffer.allocateDirect(256);
+      java.nio.ByteBuffer value = java.nio.ByteBuffer.allocateDirect(64 << 10);
+      for (int i = 0; i < n; i++) {
+        key = fill(key, source[i], keyAt[i], keyLength[i]);
+        value = fill(value, source[i], valueAt[i], valueLength[i]);
+        writer.put(key, value);
+      }
+      return n;
+    }
 
-        @Override
-        public boolean hasNext() {
-          return i < n;
-        }
-
-        @Override
-        public byte[][] next() {
-          if (i >= n) {
-            throw new NoSuchElementException();
-          }
-          byte[][] pair = {key(i), value(i)};
-          i++;
-          return pair;
-        }
-      };
+    private static java.nio.ByteBuffer fill(java.nio.ByteBuffer buffer, byte[] from, int at, int length) {
+      java.nio.ByteBuffer b = buffer.capacity() >= length ? buffer
+          : java.nio.ByteBuffer.allocateDirect(Math.max(length, buffer.capacity() * 2));
+      b.clear();
+      b.put(from, at, length).flip();
+      return b;
     }
   }
 

@@ -300,11 +300,24 @@ public final class StoreTable {
    */
   public void ingestSorted(Iterable<byte[][]> sortedPairs) {
     sealRuns();
-    ingestRun(sortedPairs);
+    ingestRun(writer -> {
+      long n = 0;
+      for (byte[][] pair : sortedPairs) {
+        writer.put(pair[0], pair[1]);
+        n++;
+      }
+      return n;
+    });
+  }
+
+  /** Pairs in ascending key order without duplicates, written into an SST file. */
+  interface SortedRun {
+    /** Puts every pair into {@code writer}; returns how many. */
+    long writeTo(SstFileWriter writer) throws RocksDBException;
   }
 
   /** {@link #ingestSorted} without storing gathered runs first (it stores one). */
-  void ingestRun(Iterable<byte[][]> sortedPairs) {
+  void ingestRun(SortedRun run) {
     checkLive();
     Path file;
     try {
@@ -318,10 +331,7 @@ public final class StoreTable {
          Options opts = new Options().setCompressionType(NodeStore.compressionOf(options));
          SstFileWriter writer = new SstFileWriter(env, opts)) {
       writer.open(file.toString());
-      for (byte[][] pair : sortedPairs) {
-        writer.put(pair[0], pair[1]);
-        any = true;
-      }
+      any = run.writeTo(writer) > 0;
       if (any) {
         writer.finish();
       }

@@ -14,10 +14,11 @@ import org.sss.core.proto.StageSpec;
 /**
  * One node's part of one stage: a task per local partition of the input table, run by
  * {@code threads} runners at once, then the shuffle barrier. The map tasks of one runner emit
- * into one {@link MapOutput}, sent when the runner has no task left. The runners borrow threads from
- * the node's shared pool: a stage of a few milliseconds must not pay for starting threads.
- * The future completes with the node's report once every task finished and every pair sent was acknowledged, or fails with the
- * first error (a task's, or a lost peer's); the other tasks then stop at their next check.
+ * into one {@link MapOutput}, sent when the runner has no task left. The runners borrow threads
+ * from the node's shared pool: a stage of a few milliseconds must not pay for starting threads.
+ * The future completes with the node's report once every task finished and every pair sent was
+ * acknowledged, or fails with the first error (a task's, or a lost peer's); the other tasks then
+ * stop at their next check.
  */
 final class StageExecution {
   private static final Logger LOG = LoggerFactory.getLogger(StageExecution.class);
