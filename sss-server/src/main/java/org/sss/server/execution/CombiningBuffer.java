@@ -27,7 +27,8 @@ import org.sss.core.api.Serdes;
  * (usually) one, so a hot key never holds more than a few values. When the map holds more than
  * {@code maxHeld} values or about {@link #MAX_HELD_BYTES} of them (or the task ends), every
  * group is combined and written out, and the map starts empty. Memory is thus bounded whatever
- * the data size.
+ * the data size. When such a forced flush finds that combining merged (almost) nothing, the
+ * buffer steps aside for the rest of the task's runner (see {@link #bypass}).
  *
  * <h2>Contract checks</h2>
  * A combiner must keep its key: output under any other key fails the task with a message
@@ -52,6 +53,16 @@ final class CombiningBuffer<K, V> {
   /** Flush when the held values are estimated at more than this (large values). */
   static final long MAX_HELD_BYTES = 64L << 20;
   private K combiningKey;
+  /** Values added since the last flush, before any combining. */
+  private long addedSinceFlush;
+  /**
+   * Set when a flush forced by the memory bound wrote at least 90% of what was added: the keys
+   * do not repeat within the buffer's reach, so later pairs skip the combiner (which may run
+   * zero times) and go straight to the shuffle. Shapes with few, huge values per key (four
+   * 4 MiB values of a key in a 64 MiB bound) otherwise pay for a copy of every value and
+   * merge nothing.
+   */
+  private boolean bypass;
 
   CombiningBuffer(Reducer<K, V, K, V> combiner, Serde<K> keySerde, Serde<V> valueSerde,
                   ShuffleWriter out, long maxHeld) {
@@ -85,6 +96,11 @@ final class CombiningBuffer<K, V> {
   }
 
   void add(K key, V value) throws Exception {
+    if (bypass) {
+      out.write(keySerde.encodeKey(key), valueSerde.encodeValue(value));
+      return;
+    }
+    addedSinceFlush++;
     Object group = keysByValue ? key : java.nio.ByteBuffer.wrap(keySerde.encodeKey(key));
     List<V> values = groups.get(group);
     if (values == null) {
@@ -102,7 +118,10 @@ final class CombiningBuffer<K, V> {
       held += values.size();
     }
     if (held > maxHeld || heldBytes > MAX_HELD_BYTES) {
-      flush();
+      long added = addedSinceFlush;
+      long written = flush();
+      // a full buffer that merged (almost) nothing: combining only costs from here on
+      bypass = written * 10 >= added * 9;
     }
   }
 
@@ -117,19 +136,23 @@ final class CombiningBuffer<K, V> {
     return 16;
   }
 
-  /** Combines every group and writes the results to the shuffle. */
-  void flush() throws Exception {
+  /** Combines every group and writes the results to the shuffle; returns the pairs written. */
+  long flush() throws Exception {
+    long written = 0;
     for (Map.Entry<Object, List<V>> e : groups.entrySet()) {
       K k = keyOf(e.getKey());
       List<V> values = e.getValue().size() > 1 ? combine(k, e.getValue()) : e.getValue();
       byte[] key = keysByValue ? keySerde.encodeKey(k) : ((java.nio.ByteBuffer) e.getKey()).array();
       for (V v : values) {
         out.write(key, valueSerde.encodeValue(v));
+        written++;
       }
     }
     groups.clear();
     held = 0;
     heldBytes = 0;
+    addedSinceFlush = 0;
+    return written;
   }
 
   @SuppressWarnings("unchecked")
