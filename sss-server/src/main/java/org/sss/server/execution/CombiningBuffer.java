@@ -20,11 +20,14 @@ import org.sss.core.api.Serdes;
  * emitted; anything else is copied through its serde at emit time, so callers may reuse
  * mutable objects after {@code emit} returns, as the {@code Emitter} contract allows. Keys of
  * other types are grouped by their encoding, since their {@code equals} (a {@code byte[]}'s
- * identity, say) need not say whether two keys are the same.
+ * identity, say) need not say whether two keys are the same. {@code byte[]} values are copied
+ * into arrays the buffer recycles once the combiner has consumed them ({@link ArrayRecycler}).
  *
  * <h2>Memory</h2>
- * When one key has gathered {@link #EAGER_VALUES} values they are combined at once into
- * (usually) one, so a hot key never holds more than a few values. When the map holds more than
+ * A key's values are combined at once into (usually) one when the key has gathered
+ * {@link #EAGER_VALUES} values, or at least two holding {@link #EAGER_GROUP_BYTES}: a hot key
+ * never holds more than a few values, and keys with large values are combined before the
+ * buffer's memory bound forces them out uncombined. When the map holds more than
  * {@code maxHeld} values or about {@link #MAX_HELD_BYTES} of them (or the task ends), every
  * group is combined and written out, and the map starts empty. Memory is thus bounded whatever
  * the data size. When such a forced flush finds that combining merged (almost) nothing, the
@@ -36,22 +39,26 @@ import org.sss.core.api.Serdes;
  */
 final class CombiningBuffer<K, V> {
   static final int EAGER_VALUES = 64;
+  /** Flush when the held values are estimated at more than this (large values). */
+  static final long MAX_HELD_BYTES = 64L << 20;
+  /** A key whose values hold this much is combined as soon as it has two. */
+  static final long EAGER_GROUP_BYTES = 256 << 10;
 
   private final Reducer<K, V, K, V> combiner;
   private final Serde<K> keySerde;
   private final Serde<V> valueSerde;
   private final UnaryOperator<K> keyCopier;
   private final UnaryOperator<V> valueCopier;
-  private final ShuffleWriter out;
+  private final PairWriter out;
   private final long maxHeld;
   private final boolean keysByValue;
+  /** Arrays of consumed values, when values are {@code byte[]}; null otherwise. */
+  private final ArrayRecycler arrays;
   /** Group key: the key object itself, or a ByteBuffer over its encoding. */
-  private final Map<Object, List<V>> groups = new HashMap<>();
+  private final Map<Object, Group<V>> groups = new HashMap<>();
   private final List<V> combined = new ArrayList<>(4);
   private long held;
   private long heldBytes;
-  /** Flush when the held values are estimated at more than this (large values). */
-  static final long MAX_HELD_BYTES = 64L << 20;
   private K combiningKey;
   /** Values added since the last flush, before any combining. */
   private long addedSinceFlush;
@@ -59,19 +66,32 @@ final class CombiningBuffer<K, V> {
    * Set when a flush forced by the memory bound wrote at least 90% of what was added: the keys
    * do not repeat within the buffer's reach, so later pairs skip the combiner (which may run
    * zero times) and go straight to the shuffle. Shapes with few, huge values per key (four
-   * 4 MiB values of a key in a 64 MiB bound) otherwise pay for a copy of every value and
+   * 16 MiB values of a key in a 64 MiB bound) otherwise pay for a copy of every value and
    * merge nothing.
    */
   private boolean bypass;
 
+  /** One key's held values and their estimated size. */
+  private static final class Group<V> {
+    final List<V> values = new ArrayList<>(4);
+    long bytes;
+    /**
+     * Values before the next eager combine may run: twice what the last one left, so a
+     * combiner that merges little costs amortized constant work per value, not a pass over
+     * the group at every add.
+     */
+    int combineAt = 2;
+  }
+
   CombiningBuffer(Reducer<K, V, K, V> combiner, Serde<K> keySerde, Serde<V> valueSerde,
-                  ShuffleWriter out, long maxHeld) {
+                  PairWriter out, long maxHeld) {
     this.combiner = combiner;
     this.keySerde = keySerde;
     this.valueSerde = valueSerde;
     this.keyCopier = copier(keySerde, true);
     this.keysByValue = immutable(keySerde);
-    this.valueCopier = copier(valueSerde, false);
+    this.arrays = valueSerde instanceof Serdes.BytesSerde ? new ArrayRecycler(MAX_HELD_BYTES) : null;
+    this.valueCopier = arrays != null ? v -> recycledCopy(v) : copier(valueSerde, false);
     this.out = out;
     this.maxHeld = maxHeld;
   }
@@ -95,33 +115,65 @@ final class CombiningBuffer<K, V> {
     return copy == original && copy instanceof byte[] b ? (T) b.clone() : copy;
   }
 
+  @SuppressWarnings("unchecked")
+  private V recycledCopy(V v) {
+    return (V) arrays.copy((byte[]) v);
+  }
+
   void add(K key, V value) throws Exception {
     if (bypass) {
       out.write(keySerde.encodeKey(key), valueSerde.encodeValue(value));
       return;
     }
     addedSinceFlush++;
-    Object group = keysByValue ? key : java.nio.ByteBuffer.wrap(keySerde.encodeKey(key));
-    List<V> values = groups.get(group);
-    if (values == null) {
-      values = new ArrayList<>(4);
-      groups.put(keysByValue ? keyCopier.apply(key) : group, values);
+    Object groupKey = keysByValue ? key : java.nio.ByteBuffer.wrap(keySerde.encodeKey(key));
+    Group<V> group = groups.get(groupKey);
+    if (group == null) {
+      group = new Group<>();
+      groups.put(keysByValue ? keyCopier.apply(key) : groupKey, group);
     }
-    values.add(valueCopier.apply(value));
+    long size = sizeOf(value);
+    group.values.add(valueCopier.apply(value));
+    group.bytes += size;
     held++;
-    heldBytes += sizeOf(value);
-    if (values.size() >= EAGER_VALUES) {
-      held -= values.size();
-      List<V> result = combine(key, values);
-      values.clear();
-      values.addAll(result);
-      held += values.size();
+    heldBytes += size;
+    int n = group.values.size();
+    if (n >= group.combineAt && (n >= EAGER_VALUES || group.bytes >= EAGER_GROUP_BYTES)) {
+      combineInPlace(key, group);
     }
     if (held > maxHeld || heldBytes > MAX_HELD_BYTES) {
       long added = addedSinceFlush;
       long written = flush();
       // a full buffer that merged (almost) nothing: combining only costs from here on
       bypass = written * 10 >= added * 9;
+      if (bypass && arrays != null) {
+        arrays.clear();
+      }
+    }
+  }
+
+  /** Replaces a group's values by the combiner's output for them. */
+  private void combineInPlace(K key, Group<V> group) throws Exception {
+    List<V> result = combine(key, group.values);
+    held -= group.values.size();
+    heldBytes -= group.bytes;
+    recycleAll(group.values);
+    group.values.clear();
+    group.values.addAll(result);
+    group.bytes = 0;
+    for (V v : result) {
+      group.bytes += sizeOf(v);
+    }
+    group.combineAt = Math.max(2, 2 * result.size());
+    held += result.size();
+    heldBytes += group.bytes;
+  }
+
+  private void recycleAll(List<V> values) {
+    if (arrays != null) {
+      for (V v : values) {
+        arrays.recycle(v);
+      }
     }
   }
 
@@ -139,13 +191,18 @@ final class CombiningBuffer<K, V> {
   /** Combines every group and writes the results to the shuffle; returns the pairs written. */
   long flush() throws Exception {
     long written = 0;
-    for (Map.Entry<Object, List<V>> e : groups.entrySet()) {
+    for (Map.Entry<Object, Group<V>> e : groups.entrySet()) {
       K k = keyOf(e.getKey());
-      List<V> values = e.getValue().size() > 1 ? combine(k, e.getValue()) : e.getValue();
+      List<V> held = e.getValue().values;
+      List<V> values = held.size() > 1 ? combine(k, held) : held;
       byte[] key = keysByValue ? keySerde.encodeKey(k) : ((java.nio.ByteBuffer) e.getKey()).array();
       for (V v : values) {
         out.write(key, valueSerde.encodeValue(v));
         written++;
+      }
+      recycleAll(held);
+      if (values != held) {
+        recycleAll(values);
       }
     }
     groups.clear();
@@ -153,6 +210,11 @@ final class CombiningBuffer<K, V> {
     heldBytes = 0;
     addedSinceFlush = 0;
     return written;
+  }
+
+  /** Whether later pairs skip the combiner (see {@link #bypass}). */
+  boolean bypassed() {
+    return bypass;
   }
 
   @SuppressWarnings("unchecked")

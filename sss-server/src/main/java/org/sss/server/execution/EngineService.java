@@ -141,6 +141,7 @@ public final class EngineService implements AutoCloseable {
       return CompletableFuture.failedFuture(new StoreException(ErrorCode.BAD_REQUEST,
           "job " + jobId + " already runs a stage on node " + nodeId));
     }
+    peers.warmUp(); // links open while the first tasks run, not after their last pair
     return execution.start()
         .thenApply(report -> {
           if (spec.getDropInput()) {

@@ -19,7 +19,7 @@ import org.sss.kvs.PackedBatch;
  * The encoded key is prefix-free, so the uniquifier never makes two keys interleave: all
  * values of one key are adjacent in a sorted scan, which is what the reduce stage reads.
  */
-final class ShuffleWriter {
+final class ShuffleWriter implements PairWriter {
   static final int UNIQUIFIER_BYTES = 10;
   private static final long SEQUENCE_BLOCK = 1 << 20;
 
@@ -42,7 +42,8 @@ final class ShuffleWriter {
   }
 
   /** Writes one pair; may block while the destination's send window is full. */
-  void write(byte[] key, byte[] value) throws InterruptedException {
+  @Override
+  public void write(byte[] key, byte[] value) throws InterruptedException {
     int partition = partitioner.partition(key, map, shuffle.self);
     if (partition < 0 || partition >= map.partitions()) {
       throw new IllegalArgumentException("partitioner returned partition " + partition

@@ -1,0 +1,184 @@
+package org.sss.server.execution;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.sss.core.api.Emitter;
+import org.sss.core.api.Reducer;
+import org.sss.core.api.Serdes;
+import org.sss.core.keys.KeyCodec;
+
+/**
+ * The combining buffer's bookkeeping with {@code byte[]} values: recycled arrays never leak a
+ * value into another, large values are merged before the memory bound flushes them, and a
+ * buffer whose keys never repeat steps aside.
+ */
+class CombiningBufferTest {
+  /** Pairs the buffer wrote, by key. */
+  private final Map<Long, List<byte[]>> written = new HashMap<>();
+  private final PairWriter sink = (k, v) ->
+      written.computeIfAbsent(KeyCodec.decodeLong(k, 0), x -> new ArrayList<>()).add(v.clone());
+
+  /** Adds values byte by byte (mod 256): associative and commutative; reuses its output array. */
+  static final class ByteSum implements Reducer<Long, byte[], Long, byte[]> {
+    int calls;
+    private byte[] out;
+
+    @Override
+    public void reduce(Long key, Iterable<byte[]> values, Emitter<Long, byte[]> emitter) {
+      calls++;
+      byte[] sum = null;
+      for (byte[] v : values) {
+        if (sum == null) {
+          sum = out != null && out.length == v.length ? out : new byte[v.length];
+          java.util.Arrays.fill(sum, (byte) 0);
+        }
+        for (int i = 0; i < v.length; i++) {
+          sum[i] += v[i];
+        }
+      }
+      out = sum;
+      emitter.emit(key, sum);
+    }
+  }
+
+  /** Emits every value it is given, unchanged: merges nothing. */
+  static final class Identity implements Reducer<Long, byte[], Long, byte[]> {
+    long valuesSeen;
+
+    @Override
+    public void reduce(Long key, Iterable<byte[]> values, Emitter<Long, byte[]> emitter) {
+      for (byte[] v : values) {
+        valuesSeen++;
+        emitter.emit(key, v);
+      }
+    }
+  }
+
+  private static byte[] sumOf(List<byte[]> values, int length) {
+    byte[] sum = new byte[length];
+    for (byte[] v : values) {
+      for (int i = 0; i < length; i++) {
+        sum[i] += v[i];
+      }
+    }
+    return sum;
+  }
+
+  @Test
+  void recycledArraysKeepEveryKeysSumExact() throws Exception {
+    int length = 4096;
+    int keys = 16;
+    ByteSum sum = new ByteSum();
+    CombiningBuffer<Long, byte[]> buffer = new CombiningBuffer<>(sum, Serdes.LONG, Serdes.BYTES, sink, 1_000_000);
+    Map<Long, List<byte[]>> emitted = new HashMap<>();
+    Random random = new Random(7);
+    byte[] reused = new byte[length]; // a mapper reusing its array, as the Emitter contract allows
+    for (int i = 0; i < 20_000; i++) {
+      long key = random.nextInt(keys);
+      random.nextBytes(reused);
+      emitted.computeIfAbsent(key, x -> new ArrayList<>()).add(reused.clone());
+      buffer.add(key, reused);
+    }
+    buffer.flush();
+    assertEquals(emitted.keySet(), written.keySet());
+    for (long key : emitted.keySet()) {
+      assertArrayEquals(sumOf(emitted.get(key), length), sumOf(written.get(key), length), "key " + key);
+    }
+    int pairs = written.values().stream().mapToInt(List::size).sum();
+    assertTrue(pairs < 20_000 / 32, "merged to " + pairs + " pairs");
+  }
+
+  @Test
+  void largeValuesAreMergedBeforeTheMemoryBoundForcesThemOut() throws Exception {
+    int length = 1 << 20; // 1 MiB: 64 of them fill the buffer before any key has 64 values
+    int keys = 16;
+    CombiningBuffer<Long, byte[]> buffer = new CombiningBuffer<>(new ByteSum(), Serdes.LONG, Serdes.BYTES, sink, 1_000_000);
+    byte[] value = new byte[length];
+    List<byte[]> all = new ArrayList<>();
+    for (int i = 0; i < 16 * keys; i++) {
+      value[i % length] = (byte) i;
+      value[(i * 7919) % length] ^= (byte) 0x5A;
+      all.add(value.clone());
+      buffer.add((long) (i % keys), value);
+    }
+    buffer.flush();
+    assertFalse(buffer.bypassed());
+    int pairs = written.values().stream().mapToInt(List::size).sum();
+    assertEquals(keys, pairs, "one value per key");
+    for (long key = 0; key < keys; key++) {
+      List<byte[]> mine = new ArrayList<>();
+      for (int i = (int) key; i < all.size(); i += keys) {
+        mine.add(all.get(i));
+      }
+      assertArrayEquals(sumOf(mine, length), written.get(key).get(0), "key " + key);
+    }
+  }
+
+  @Test
+  void keysThatNeverRepeatMakeTheBufferStepAside() throws Exception {
+    int length = 1 << 20;
+    Identity identity = new Identity();
+    CombiningBuffer<Long, byte[]> buffer = new CombiningBuffer<>(identity, Serdes.LONG, Serdes.BYTES, sink, 1_000_000);
+    byte[] value = new byte[length];
+    int n = 200;
+    for (int i = 0; i < n; i++) {
+      value[0] = (byte) i;
+      buffer.add((long) i, value);
+    }
+    buffer.flush();
+    assertTrue(buffer.bypassed());
+    assertEquals(n, written.size());
+    for (long key = 0; key < n; key++) {
+      assertEquals(1, written.get(key).size());
+      assertEquals((byte) key, written.get(key).get(0)[0]);
+    }
+    assertEquals(0, identity.valuesSeen, "single values are written without calling the combiner");
+  }
+
+  @Test
+  void aCombinerThatMergesNothingCostsLinearWork() throws Exception {
+    int length = 2 << 20; // two values of one key reach the eager-combine size
+    Identity identity = new Identity();
+    CombiningBuffer<Long, byte[]> buffer = new CombiningBuffer<>(identity, Serdes.LONG, Serdes.BYTES, sink, 1_000_000);
+    byte[] value = new byte[length];
+    int n = 30; // all of one key, below the 64 MiB bound
+    for (int i = 0; i < n; i++) {
+      value[1] = (byte) i;
+      buffer.add(7L, value);
+    }
+    buffer.flush();
+    assertEquals(n, written.get(7L).size());
+    for (int i = 0; i < n; i++) {
+      final int x = i;
+      assertEquals(1, written.get(7L).stream().filter(v -> v[1] == (byte) x).count(), "value " + i);
+    }
+    assertTrue(identity.valuesSeen <= 4L * n, "combiner saw " + identity.valuesSeen + " values for " + n + " added");
+  }
+
+  @Test
+  void theRecyclerReusesOnlyArraysOfTheSameLengthWithinItsBound() {
+    ArrayRecycler recycler = new ArrayRecycler(3000);
+    byte[] a = new byte[2000];
+    recycler.recycle(a);
+    recycler.recycle(new byte[2000]); // over the bound: dropped
+    recycler.recycle(new byte[100]); // small: never pooled
+    assertEquals(2000, recycler.pooledBytes());
+    byte[] other = recycler.copy(new byte[1500]);
+    assertFalse(other == a);
+    byte[] src = new byte[2000];
+    src[5] = 9;
+    byte[] copy = recycler.copy(src);
+    assertTrue(copy == a);
+    assertEquals(9, copy[5]);
+    assertEquals(0, recycler.pooledBytes());
+  }
+}
