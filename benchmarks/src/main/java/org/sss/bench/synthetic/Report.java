@@ -189,7 +189,8 @@ public final class Report {
     md.append("Times are wall-clock seconds seen by the client: *load* stores the input in each engine's natural "
         + "storage (SSS: the bulk writer into a table; Hadoop: one SequenceFile per node), *job* runs the map/reduce "
         + "job from submission to completion. Every run is verified afterwards (counters and a scan of the output), "
-        + "outside the timed phases.\n\n");
+        + "outside the timed phases. Without `--cluster`, SSS runs on an embedded cluster started once per node count "
+        + "(untimed) and kept for later runs, as a deployed cluster is; every run creates and drops its own tables.\n\n");
     for (SweepPlan.Workload w : workloads) {
       md.append("## ").append(w.name()).append("\n\n");
       md.append("From `").append(w.source()).append("`; engines ").append(String.join(", ", w.engines()))
