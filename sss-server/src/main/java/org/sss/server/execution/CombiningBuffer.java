@@ -27,7 +27,9 @@ import org.sss.core.api.Serdes;
  * A key's values are combined at once into (usually) one when the key has gathered
  * {@link #EAGER_VALUES} values, or at least two holding {@link #EAGER_GROUP_BYTES}: a hot key
  * never holds more than a few values, and keys with large values are combined before the
- * buffer's memory bound forces them out uncombined. When the map holds more than
+ * buffer's memory bound forces them out uncombined. The value that completes such a group is
+ * handed to the combiner as emitted, uncopied: the combiner reads it before {@code emit}
+ * returns, which saves a copy of every large value but a key's first. When the map holds more than
  * {@code maxHeld} values or about {@link #MAX_HELD_BYTES} of them (or the task ends), every
  * group is combined and written out, and the map starts empty. Memory is thus bounded whatever
  * the data size. When such a forced flush finds that combining merged (almost) nothing, the
@@ -39,8 +41,13 @@ import org.sss.core.api.Serdes;
  */
 final class CombiningBuffer<K, V> {
   static final int EAGER_VALUES = 64;
-  /** Flush when the held values are estimated at more than this (large values). */
-  static final long MAX_HELD_BYTES = 64L << 20;
+  /**
+   * Flush when the held values are estimated at more than this (large values): 128 MiB, or a
+   * 32nd of the heap when that is less. It must hold a value of each of a few dozen keys even
+   * when values are megabytes (16 keys of 4 MiB), or the first flush finds nothing merged and
+   * the buffer steps aside before any key's second value arrives.
+   */
+  static final long MAX_HELD_BYTES = Math.min(128L << 20, Runtime.getRuntime().maxMemory() / 32);
   /** A key whose values hold this much is combined as soon as it has two. */
   static final long EAGER_GROUP_BYTES = 256 << 10;
 
@@ -65,9 +72,9 @@ final class CombiningBuffer<K, V> {
   /**
    * Set when a flush forced by the memory bound wrote at least 90% of what was added: the keys
    * do not repeat within the buffer's reach, so later pairs skip the combiner (which may run
-   * zero times) and go straight to the shuffle. Shapes with few, huge values per key (four
-   * 16 MiB values of a key in a 64 MiB bound) otherwise pay for a copy of every value and
-   * merge nothing.
+   * zero times) and go straight to the shuffle. Shapes with few, huge values per key (16 MiB
+   * values, one of each key per node) otherwise pay for a copy of every value and merge
+   * nothing.
    */
   private boolean bypass;
 
@@ -133,12 +140,14 @@ final class CombiningBuffer<K, V> {
       groups.put(keysByValue ? keyCopier.apply(key) : groupKey, group);
     }
     long size = sizeOf(value);
-    group.values.add(valueCopier.apply(value));
+    int n = group.values.size() + 1;
+    boolean combineNow = n >= group.combineAt && (n >= EAGER_VALUES || group.bytes + size >= EAGER_GROUP_BYTES);
+    // a value combined at once is read by the combiner before emit returns: no copy needed
+    group.values.add(combineNow ? value : valueCopier.apply(value));
     group.bytes += size;
     held++;
     heldBytes += size;
-    int n = group.values.size();
-    if (n >= group.combineAt && (n >= EAGER_VALUES || group.bytes >= EAGER_GROUP_BYTES)) {
+    if (combineNow) {
       combineInPlace(key, group);
     }
     if (held > maxHeld || heldBytes > MAX_HELD_BYTES) {
@@ -152,11 +161,15 @@ final class CombiningBuffer<K, V> {
     }
   }
 
-  /** Replaces a group's values by the combiner's output for them. */
+  /**
+   * Replaces a group's values by the combiner's output for them. The last value is the one just
+   * emitted, uncopied: the caller's own object, which must never be recycled.
+   */
   private void combineInPlace(K key, Group<V> group) throws Exception {
     List<V> result = combine(key, group.values);
     held -= group.values.size();
     heldBytes -= group.bytes;
+    group.values.remove(group.values.size() - 1);
     recycleAll(group.values);
     group.values.clear();
     group.values.addAll(result);

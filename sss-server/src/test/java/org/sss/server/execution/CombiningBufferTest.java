@@ -150,7 +150,7 @@ class CombiningBufferTest {
     Identity identity = new Identity();
     CombiningBuffer<Long, byte[]> buffer = new CombiningBuffer<>(identity, Serdes.LONG, Serdes.BYTES, sink, 1_000_000);
     byte[] value = new byte[length];
-    int n = 30; // all of one key, below the 64 MiB bound
+    int n = 30; // all of one key: within the bound on heaps of 2 GiB and more, flushed midway on smaller ones
     for (int i = 0; i < n; i++) {
       value[1] = (byte) i;
       buffer.add(7L, value);
