@@ -11,7 +11,8 @@ package org.sss.core.api;
  * <p><b>As a combiner</b> (run on map output before the shuffle) a reducer may run zero, one
  * or several times on any subset of a key's values, and its output may be combined again. It
  * must therefore emit the key it was given, unchanged, with values of the map output's type,
- * and be associative and commutative (a sum, a max, a set union — not an average).
+ * and be associative and commutative (a sum, a max, a set union — not an average). Its input
+ * values are only valid until {@code reduce} returns: the engine reuses their arrays.
  */
 public interface Reducer<K, VI, KO, VO> {
   default void setup(TaskContext context) throws Exception {}
