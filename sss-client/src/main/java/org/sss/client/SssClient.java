@@ -184,7 +184,8 @@ public final class SssClient implements AutoCloseable {
     TableInfo.Builder sum = null;
     for (Frame<Response> r : onAllNodes(Request.newBuilder().setTableStats(TableStats.newBuilder().setTable(table)), errors)) {
       TableInfo t = r.header().getTable();
-      sum = sum == null ? t.toBuilder() : sum.setPairs(sum.getPairs() + t.getPairs()).setBytes(sum.getBytes() + t.getBytes());
+      sum = sum == null ? t.toBuilder() : sum.setPairs(sum.getPairs() + t.getPairs()).setBytes(sum.getBytes() + t.getBytes())
+          .setBackgroundWork(sum.getBackgroundWork() || t.getBackgroundWork());
       r.release();
     }
     if (!errors.isEmpty()) {

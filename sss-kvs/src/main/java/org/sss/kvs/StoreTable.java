@@ -285,7 +285,12 @@ public final class StoreTable {
           + db.getLongProperty(handle, "rocksdb.cur-size-all-mem-tables");
       pairs += pendingPairs;
       bytes += pendingBytes;
-      return TableInfo.newBuilder().setName(name).setOptions(options).setPairs(pairs).setBytes(bytes).build();
+      boolean background = db.getLongProperty(handle, "rocksdb.compaction-pending") > 0
+          || db.getLongProperty(handle, "rocksdb.mem-table-flush-pending") > 0
+          || db.getLongProperty("rocksdb.num-running-compactions") > 0
+          || db.getLongProperty("rocksdb.num-running-flushes") > 0;
+      return TableInfo.newBuilder().setName(name).setOptions(options).setPairs(pairs).setBytes(bytes)
+          .setBackgroundWork(background).build();
     } catch (RocksDBException e) {
       throw storageError("stats", e);
     } finally {

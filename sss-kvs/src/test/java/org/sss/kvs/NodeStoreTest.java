@@ -526,6 +526,23 @@ class NodeStoreTest {
     assertEquals(5_000, t.count());
   }
 
+  @Test
+  void info_reportsBackgroundWorkUntilFlushesAndCompactionsAreDone() throws InterruptedException {
+    StoreTable t = store.create("busy", TableOptions.newBuilder().setKeyType(DataType.LONG).build(), false);
+    Map<byte[], byte[]> pairs = new TreeMap<>(Arrays::compareUnsigned);
+    for (int i = 0; i < 5_000; i++) {
+      pairs.put(KeyCodec.encodeLong(i), bytes("value-" + i));
+    }
+    put(t, pairs);
+    t.flush();
+    t.compact();
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (t.info().getBackgroundWork() && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertFalse(t.info().getBackgroundWork(), "an idle, compacted table must not report background work");
+  }
+
   // ---------------------------------------------------------------- ingest
 
   @Test

@@ -72,14 +72,16 @@ import picocli.CommandLine.Option;
  * written and every scan must return pairs whose order-independent checksum equals that of the
  * written pairs (see {@link BenchPairs}). Put times include the final flush (all pairs
  * acknowledged by their node); scan times include reading and hashing every byte returned.
- * Scans run on the data as loaded (no forced compaction) in every path.
+ * Scans run on the data as loaded (no forced compaction) in every path, once every store of
+ * the path reports no flush or compaction pending or running (the wait is untimed).
  *
  * <h2>Warm-up</h2>
  * The server processes start once and serve every shape, as long-running servers do. Before
- * its timed operations, every path (raw included) writes and scans {@code --warmup-bytes} of
- * pairs in a scratch table, untimed, and drops it: without it, the first scan through freshly
- * started server JVMs cost twice the CPU of later ones (JIT compilation in three JVMs on two
- * cores), which measured the JIT rather than the store.
+ * its timed operations, every path (raw included) writes {@code --warmup-bytes} of pairs in a
+ * scratch table, scans it until at least {@link #WARMUP_SCAN_PAIRS} pairs have been read,
+ * untimed, and drops it: without it, the first scan through freshly started server JVMs cost
+ * twice the CPU of later ones (JIT compilation in three JVMs on two cores), which measured the
+ * JIT rather than the store.
  */
 @Command(name = "bench-store", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Measure put and full-scan throughput: raw RocksDB, then through the client into",
@@ -145,6 +147,10 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
   @Option(names = "--skip-ordered-scan", description = "skip the (informational) ordered scan")
   boolean skipOrderedScan;
 
+  @Option(names = "--scan-repeats", defaultValue = "3",
+      description = "full scans per path and order, each verified; the median is reported (default: ${DEFAULT-VALUE})")
+  int scanRepeats;
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
@@ -183,10 +189,12 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
     report.setting("raw RocksDB batch", batchPairs + " pairs per WriteBatch");
     report.setting("client writer", "SssClient.writer(table): 1 MiB batches, 4 in flight per node");
     report.setting("server heap (processes)", serverHeap);
+    report.setting("scans", scanRepeats + " per path and order, each verified; the median is reported");
     report.setting("work dir", workDir.toAbsolutePath().toString());
     report.setting("warm-up", warmupBytes == 0 ? "none" : String.format(Locale.ROOT,
-        "per path and shape, %.0f MiB of pairs written and scanned in a scratch table, untimed, then dropped",
-        warmupBytes / 1048576.0));
+        "per path and shape, %.0f MiB of pairs written in a scratch table and scanned until %,d pairs were read, "
+        + "untimed, then dropped; every timed scan starts once the path's stores report no flush or compaction "
+        + "pending or running (untimed)", warmupBytes / 1048576.0, WARMUP_SCAN_PAIRS));
     long t0 = System.nanoTime();
     Path clusterDir = skipProcesses ? null : Files.createTempDirectory(workDir, "sss-bench-cluster-");
     // on Ctrl-C or kill: stop the servers and delete what this run created
@@ -287,13 +295,10 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
             batch.commit();
           }
         }
-        Checksum scanned = new Checksum();
-        try (StoreCursor c = scratch.scan(null, null)) {
-          for (; c.valid(); c.next()) {
-            scanned.add(c.key(), c.value());
-          }
+        for (int round = 0; round < warmupScans(warm); round++) {
+          Checksum scanned = scanRaw(scratch, path, null);
+          check(scanned.count() == warm, path + " warm-up: scanned " + scanned.count() + " of " + warm);
         }
-        check(scanned.count() == warm, path + " warm-up: scanned " + scanned.count() + " of " + warm);
         store.drop(WARMUP_TABLE, false);
         log.printf("%s: warm-up of %,d pairs done (untimed)%n", phase(shapeName, path, ""), warm);
       }
@@ -331,28 +336,8 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       progress.finish("count verified");
       report.add(new Row(shapeName, path, "put", data.pairs(), seconds, data.totalBytes(), cpuSeconds, load));
 
-      progress = new PhaseProgress(phase(shapeName, path, "scan"), data.pairs(), data.pairBytes(), log);
-      Checksum got = new Checksum();
-      cpu0 = cpu.seconds();
-      t0 = System.nanoTime();
-      try (StoreCursor c = table.scan(null, null)) {
-        byte[] previous = null;
-        for (; c.valid(); c.next()) {
-          byte[] key = c.key();
-          got.add(key, c.value());
-          if (previous != null && Arrays.compareUnsigned(previous, key) >= 0) {
-            throw new IllegalStateException(path + " scan: keys out of order");
-          }
-          previous = key;
-          progress.add();
-        }
-      }
-      seconds = seconds(t0);
-      cpuSeconds = cpu.seconds() - cpu0;
-      verify(path + " scan", got, expected);
-      progress.finish("checksum verified");
-      report.add(new Row(shapeName, path, "scan", data.pairs(), seconds, data.totalBytes(), cpuSeconds,
-          CpuMeter.loadAverage()));
+      settle(path, () -> table.info().getBackgroundWork());
+      report.add(timedScan(cpu, shapeName, path, "scan", data, expected, pr -> scanRaw(table, path, pr)));
     } finally {
       deleteTree(dir);
     }
@@ -388,14 +373,10 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
             w.put(k, v);
           }
         }
-        Checksum scanned = new Checksum();
-        try (TableScan scan = client.scan(WARMUP_TABLE, ScanOptions.anyOrder())) {
-          while (scan.hasNext()) {
-            Pair p = scan.next();
-            scanned.add(p.key(), p.value());
-          }
+        for (int round = 0; round < warmupScans(warm); round++) {
+          Checksum scanned = scanClient(client, WARMUP_TABLE, ScanOptions.anyOrder(), path, null);
+          check(scanned.count() == warm, path + " warm-up: scanned " + scanned.count() + " of " + warm);
         }
-        check(scanned.count() == warm, path + " warm-up: scanned " + scanned.count() + " of " + warm);
         client.dropTable(WARMUP_TABLE, false);
         log.printf("%s: warm-up of %,d pairs done (untimed)%n", phase(shapeName, path, ""), warm);
       }
@@ -443,36 +424,119 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
 
   private Row scan(SssClient client, CpuMeter cpu, String shapeName, String path, String op, ScanOptions options,
                    BenchPairs data, Checksum expected) {
-    PhaseProgress progress = new PhaseProgress(phase(shapeName, path, op), data.pairs(), data.pairBytes(), log);
-    Checksum got = new Checksum();
-    double cpu0 = cpu.seconds();
-    long t0 = System.nanoTime();
-    try (TableScan s = client.scan(TABLE, options)) {
-      byte[] previous = null;
-      while (s.hasNext()) {
-        Pair p = s.next();
-        got.add(p.key(), p.value());
-        if (options.ordered()) {
-          if (previous != null && Arrays.compareUnsigned(previous, p.key()) >= 0) {
-            throw new IllegalStateException(path + " " + op + ": keys out of order");
-          }
-          previous = p.key();
-        }
-        progress.add();
-      }
+    settle(path, () -> client.tableStats(TABLE).getBackgroundWork());
+    return timedScan(cpu, shapeName, path, op, data, expected,
+        pr -> scanClient(client, TABLE, options, path + " " + op, pr));
+  }
+
+  /**
+   * Runs a full scan {@code --scan-repeats} times, verifying each, and reports the one of
+   * median time. A scan changes nothing, so repeats measure the same store; the median keeps a
+   * scan that met a late JIT compilation or a collector's pause from deciding the row.
+   */
+  private Row timedScan(CpuMeter cpu, String shapeName, String path, String op, BenchPairs data, Checksum expected,
+                        java.util.function.Function<PhaseProgress, Checksum> scanOnce) {
+    List<Row> rows = new ArrayList<>();
+    for (int i = 0; i < scanRepeats; i++) {
+      String name = op + (scanRepeats > 1 ? " #" + (i + 1) : "");
+      PhaseProgress progress = new PhaseProgress(phase(shapeName, path, name), data.pairs(), data.pairBytes(), log);
+      double cpu0 = cpu.seconds();
+      long t0 = System.nanoTime();
+      Checksum got = scanOnce.apply(progress);
+      double seconds = seconds(t0);
+      double cpuSeconds = cpu.seconds() - cpu0;
+      verify(path + " " + name, got, expected);
+      progress.finish("checksum verified");
+      rows.add(new Row(shapeName, path, op, data.pairs(), seconds, data.totalBytes(), cpuSeconds,
+          CpuMeter.loadAverage()));
     }
-    double seconds = seconds(t0);
-    double cpuSeconds = cpu.seconds() - cpu0;
-    verify(path + " " + op, got, expected);
-    progress.finish("checksum verified");
-    return new Row(shapeName, path, op, data.pairs(), seconds, data.totalBytes(), cpuSeconds,
-        CpuMeter.loadAverage());
+    rows.sort(Comparator.comparingDouble(Row::seconds));
+    return rows.get(rows.size() / 2);
   }
 
   // ---- helpers ----------------------------------------------------------------------------
 
   private static String phase(String shapeName, String path, String op) {
     return "[" + shapeName + " " + path + (op.isEmpty() ? "" : " " + op) + "]";
+  }
+
+  /**
+   * Reads a whole table straight from RocksDB into a checksum, checking key order. The warm-up
+   * runs this very method, so that the timed scan runs code the JIT has already compiled.
+   */
+  private static Checksum scanRaw(StoreTable table, String what, PhaseProgress progress) {
+    Checksum got = new Checksum();
+    try (StoreCursor c = table.scan(null, null)) {
+      byte[] previous = null;
+      for (; c.valid(); c.next()) {
+        byte[] key = c.key();
+        got.add(key, c.value());
+        if (previous != null && Arrays.compareUnsigned(previous, key) >= 0) {
+          throw new IllegalStateException(what + " scan: keys out of order");
+        }
+        previous = key;
+        if (progress != null) {
+          progress.add();
+        }
+      }
+    }
+    return got;
+  }
+
+  /** The client's counterpart of {@link #scanRaw}; checks key order for ordered scans. */
+  private static Checksum scanClient(SssClient client, String table, ScanOptions options, String what,
+                                     PhaseProgress progress) {
+    Checksum got = new Checksum();
+    try (TableScan s = client.scan(table, options)) {
+      byte[] previous = null;
+      while (s.hasNext()) {
+        Pair p = s.next();
+        got.add(p.key(), p.value());
+        if (options.ordered()) {
+          if (previous != null && Arrays.compareUnsigned(previous, p.key()) >= 0) {
+            throw new IllegalStateException(what + ": keys out of order");
+          }
+          previous = p.key();
+        }
+        if (progress != null) {
+          progress.add();
+        }
+      }
+    }
+    return got;
+  }
+
+  /**
+   * Waits, untimed, until the path's stores report no flush or compaction pending or running (at
+   * most a minute), so that every path's scan reads a settled store, as a scan long after the
+   * load would. Compacting what the put just wrote otherwise shares the two cores with the scan,
+   * by an amount that varies with how the load's files happened to fall: the raw scan alone
+   * ranged from 0.38 to 0.86 s between runs.
+   */
+  private void settle(String path, java.util.function.BooleanSupplier busy) {
+    long t0 = System.nanoTime();
+    long deadline = t0 + 60_000_000_000L;
+    try {
+      while (busy.getAsBoolean() && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    log.printf("%s: stores settled after %.1f s (untimed)%n", path, seconds(t0));
+  }
+
+  /**
+   * Pairs the warm-up scans read in all, at least: the JIT compiles a method fully after about
+   * 15,000 calls, so a warm-up of a thousand large pairs, scanned once, left the per-pair code of
+   * the client and of every server (each serving a third of the pairs) to be compiled during the
+   * timed scan (profiled: a third of the CPU in compiler threads).
+   */
+  static final long WARMUP_SCAN_PAIRS = 150_000;
+
+  /** How many times the warm-up table is scanned. */
+  static long warmupScans(long warmPairs) {
+    return Math.max(1, (WARMUP_SCAN_PAIRS + warmPairs - 1) / warmPairs);
   }
 
   /** Pairs of the untimed warm-up: {@code --warmup-bytes} worth, at most the measured count. */

@@ -125,6 +125,7 @@ final class TableCommand {
     TableOptions o = t.getOptions();
     return String.format("%s\tkey=%s value=%s compression=%s wal=%s pairs~%d bytes=%d",
         t.getName(), o.getKeyType().name().toLowerCase(), o.getValueType().name().toLowerCase(),
-        o.getCompression().name().toLowerCase(), o.getDisableWal() ? "off" : "on", t.getPairs(), t.getBytes());
+        o.getCompression().name().toLowerCase(), o.getDisableWal() ? "off" : "on", t.getPairs(), t.getBytes())
+        + (t.getBackgroundWork() ? " (flushing or compacting)" : "");
   }
 }
