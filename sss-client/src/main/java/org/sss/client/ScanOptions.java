@@ -27,4 +27,12 @@ public record ScanOptions(byte[] keyPrefix, boolean ordered, long limit, int chu
   public ScanOptions withLimit(long n) {
     return new ScanOptions(keyPrefix, ordered, n, chunkBytes);
   }
+
+  /** Chunks of about {@code bytes} (the server caps them at 16 MiB; a larger pair travels alone). */
+  public ScanOptions withChunkBytes(int bytes) {
+    if (bytes <= 0) {
+      throw new IllegalArgumentException("chunk bytes must be positive, got " + bytes);
+    }
+    return new ScanOptions(keyPrefix, ordered, limit, bytes);
+  }
 }

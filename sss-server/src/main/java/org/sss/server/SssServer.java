@@ -84,6 +84,7 @@ public final class SssServer implements AutoCloseable {
           .option(ChannelOption.SO_REUSEADDR, true)
           .childOption(ChannelOption.TCP_NODELAY, true)
           .childOption(ChannelOption.ALLOCATOR, Buffers.allocator())
+          .childOption(ChannelOption.RCVBUF_ALLOCATOR, org.sss.core.transport.Pipelines.receiveBuffers())
           .childHandler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel c) {

@@ -72,8 +72,9 @@ import picocli.CommandLine.Option;
  * written and every scan must return pairs whose order-independent checksum equals that of the
  * written pairs (see {@link BenchPairs}). Put times include the final flush (all pairs
  * acknowledged by their node); scan times include reading and hashing every byte returned.
- * Scans run on the data as loaded (no forced compaction) in every path, once every store of
- * the path reports no flush or compaction pending or running (the wait is untimed).
+ * Scans run on the data as loaded (no forced compaction) in every path, each once every store
+ * of the path reports no flush or compaction pending or running and the path's processes are
+ * idle (the wait is untimed).
  *
  * <h2>Warm-up</h2>
  * The server processes start once and serve every shape, as long-running servers do. Before
@@ -194,7 +195,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
     report.setting("warm-up", warmupBytes == 0 ? "none" : String.format(Locale.ROOT,
         "per path and shape, %.0f MiB of pairs written in a scratch table and scanned until %,d pairs were read, "
         + "untimed, then dropped; every timed scan starts once the path's stores report no flush or compaction "
-        + "pending or running (untimed)", warmupBytes / 1048576.0, WARMUP_SCAN_PAIRS));
+        + "pending or running and its processes are idle (untimed)", warmupBytes / 1048576.0, WARMUP_SCAN_PAIRS));
     long t0 = System.nanoTime();
     Path clusterDir = skipProcesses ? null : Files.createTempDirectory(workDir, "sss-bench-cluster-");
     // on Ctrl-C or kill: stop the servers and delete what this run created
@@ -296,7 +297,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
           }
         }
         for (int round = 0; round < warmupScans(warm); round++) {
-          Checksum scanned = scanRaw(scratch, path, null);
+          Checksum scanned = scanRaw(scratch, path, silentProgress(warm, data));
           check(scanned.count() == warm, path + " warm-up: scanned " + scanned.count() + " of " + warm);
         }
         store.drop(WARMUP_TABLE, false);
@@ -336,8 +337,8 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       progress.finish("count verified");
       report.add(new Row(shapeName, path, "put", data.pairs(), seconds, data.totalBytes(), cpuSeconds, load));
 
-      settle(path, () -> table.info().getBackgroundWork());
-      report.add(timedScan(cpu, shapeName, path, "scan", data, expected, pr -> scanRaw(table, path, pr)));
+      report.add(timedScan(cpu, shapeName, path, "scan", data, expected,
+          () -> settle(path, cpu, () -> table.info().getBackgroundWork()), pr -> scanRaw(table, path, pr)));
     } finally {
       deleteTree(dir);
     }
@@ -374,7 +375,10 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
           }
         }
         for (int round = 0; round < warmupScans(warm); round++) {
-          Checksum scanned = scanClient(client, WARMUP_TABLE, ScanOptions.anyOrder(), path, null);
+          // small chunks and the timed scans' own, in turns: see WARMUP_CHUNK_BYTES
+          ScanOptions options = round % 2 == 0 ? ScanOptions.anyOrder().withChunkBytes(WARMUP_CHUNK_BYTES)
+              : ScanOptions.anyOrder();
+          Checksum scanned = scanClient(client, WARMUP_TABLE, options, path, silentProgress(warm, data));
           check(scanned.count() == warm, path + " warm-up: scanned " + scanned.count() + " of " + warm);
         }
         client.dropTable(WARMUP_TABLE, false);
@@ -424,8 +428,8 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
 
   private Row scan(SssClient client, CpuMeter cpu, String shapeName, String path, String op, ScanOptions options,
                    BenchPairs data, Checksum expected) {
-    settle(path, () -> client.tableStats(TABLE).getBackgroundWork());
     return timedScan(cpu, shapeName, path, op, data, expected,
+        () -> settle(path, cpu, () -> client.tableStats(TABLE).getBackgroundWork()),
         pr -> scanClient(client, TABLE, options, path + " " + op, pr));
   }
 
@@ -435,9 +439,10 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
    * scan that met a late JIT compilation or a collector's pause from deciding the row.
    */
   private Row timedScan(CpuMeter cpu, String shapeName, String path, String op, BenchPairs data, Checksum expected,
-                        java.util.function.Function<PhaseProgress, Checksum> scanOnce) {
+                        Runnable settle, java.util.function.Function<PhaseProgress, Checksum> scanOnce) {
     List<Row> rows = new ArrayList<>();
     for (int i = 0; i < scanRepeats; i++) {
+      settle.run();
       String name = op + (scanRepeats > 1 ? " #" + (i + 1) : "");
       PhaseProgress progress = new PhaseProgress(phase(shapeName, path, name), data.pairs(), data.pairBytes(), log);
       double cpu0 = cpu.seconds();
@@ -461,6 +466,15 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
   }
 
   /**
+   * Progress that prints nowhere, for warm-up scans: they run the timed scans' code, progress
+   * included, so the JIT compiles it with the same profile (a warm-up without progress left a
+   * branch the timed scans took, and their compiled loops were thrown away and recompiled).
+   */
+  private static PhaseProgress silentProgress(long pairs, BenchPairs data) {
+    return new PhaseProgress("warm-up", pairs, data.pairBytes(), new PrintStream(java.io.OutputStream.nullOutputStream()));
+  }
+
+  /**
    * Reads a whole table straight from RocksDB into a checksum, checking key order. The warm-up
    * runs this very method, so that the timed scan runs code the JIT has already compiled.
    */
@@ -475,9 +489,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
           throw new IllegalStateException(what + " scan: keys out of order");
         }
         previous = key;
-        if (progress != null) {
-          progress.add();
-        }
+        progress.add();
       }
     }
     return got;
@@ -498,33 +510,42 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
           }
           previous = p.key();
         }
-        if (progress != null) {
-          progress.add();
-        }
+        progress.add();
       }
     }
     return got;
   }
 
   /**
-   * Waits, untimed, until the path's stores report no flush or compaction pending or running (at
-   * most a minute), so that every path's scan reads a settled store, as a scan long after the
-   * load would. Compacting what the put just wrote otherwise shares the two cores with the scan,
-   * by an amount that varies with how the load's files happened to fall: the raw scan alone
-   * ranged from 0.38 to 0.86 s between runs.
+   * Waits, untimed, until the path's stores report no flush or compaction pending or running and
+   * its processes are idle (at most a minute), so that every path's scan reads a settled store
+   * on quiet JVMs, as a scan long after the load would. Otherwise two kinds of leftover work
+   * share the two cores with the scan, by amounts that vary from run to run: compacting what the
+   * put just wrote (the raw scan alone ranged from 0.38 to 0.86 s), and the JIT's queue of
+   * methods that crossed their compile thresholds while the warm-up kept every core busy
+   * (profiled: compiler threads took 40% of the CPU during timed client scans).
    */
-  private void settle(String path, java.util.function.BooleanSupplier busy) {
+  private void settle(String path, CpuMeter cpu, java.util.function.BooleanSupplier busy) {
     long t0 = System.nanoTime();
     long deadline = t0 + 60_000_000_000L;
     try {
-      while (busy.getAsBoolean() && System.nanoTime() < deadline) {
-        Thread.sleep(50);
+      while (System.nanoTime() < deadline) {
+        double c0 = cpu.seconds();
+        Thread.sleep(IDLE_WINDOW_MILLIS);
+        boolean idle = cpu.seconds() - c0 < IDLE_CPU_FRACTION * IDLE_WINDOW_MILLIS / 1000.0;
+        if (idle && !busy.getAsBoolean()) {
+          break;
+        }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    log.printf("%s: stores settled after %.1f s (untimed)%n", path, seconds(t0));
+    log.printf("%s: stores and processes settled after %.1f s (untimed)%n", path, seconds(t0));
   }
+
+  /** Processes count as idle when they used under 10% of one core over 300 ms. */
+  private static final long IDLE_WINDOW_MILLIS = 300;
+  private static final double IDLE_CPU_FRACTION = 0.10;
 
   /**
    * Pairs the warm-up scans read in all, at least: the JIT compiles a method fully after about
@@ -533,6 +554,17 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
    * timed scan (profiled: a third of the CPU in compiler threads).
    */
   static final long WARMUP_SCAN_PAIRS = 150_000;
+
+  /**
+   * Chunk size of the client's warm-up scans. Code that runs once per chunk (a request's
+   * decoding, the reply's framing) runs a thousand times per GiB at the default 1 MiB: the
+   * warm-up's few GiB of large pairs left it to be compiled during the timed scans (profiled:
+   * compiler threads at 30-40% of the CPU in every timed scan, compiling request and response
+   * parsers). Small warm-up chunks run it once per pair or two. Warm-up scans alternate them
+   * with the default chunks, so that the compiled code also knows the branches large frames take
+   * (small chunks alone left those untaken, and the timed scans threw the code away again).
+   */
+  static final int WARMUP_CHUNK_BYTES = 64 << 10;
 
   /** How many times the warm-up table is scanned. */
   static long warmupScans(long warmPairs) {

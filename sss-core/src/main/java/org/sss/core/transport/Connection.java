@@ -66,6 +66,7 @@ public final class Connection implements AutoCloseable {
         .channel(NioSocketChannel.class)
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.ALLOCATOR, Buffers.allocator())
+        .option(ChannelOption.RCVBUF_ALLOCATOR, Pipelines.receiveBuffers())
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 10_000)
         .handler(new ChannelInitializer<SocketChannel>() {
           @Override

@@ -17,6 +17,20 @@ public final class Pipelines {
   /** Frames up to this size get their whole buffer when their length arrives (see {@link FrameCumulator}). */
   static final int MAX_PRESIZED_FRAME = 16 << 20;
 
+  /** The largest socket read: a whole default scan chunk or write batch at once. */
+  static final int MAX_READ = 1 << 20;
+
+  /**
+   * How much a channel reads per system call: Netty's adaptive guess, but up to 1 MiB instead of
+   * 64 KiB. Bulk traffic (scan chunks, put and shuffle batches) comes in frames of about 1 MiB;
+   * reading them 64 KiB at a time took sixteen system calls and wake-ups per frame, and a copy of
+   * every byte into the frame's buffer, where one large read often holds a whole frame, which
+   * the frame decoder then uses as it is.
+   */
+  public static io.netty.channel.RecvByteBufAllocator receiveBuffers() {
+    return new io.netty.channel.AdaptiveRecvByteBufAllocator(64, 2048, MAX_READ);
+  }
+
   /** Adds the length-bounded frame decoder, the header decoder and the encoder. */
   public static <M extends MessageLite> void addFraming(ChannelPipeline p, Parser<M> parser, int maxFrame) {
     LengthFieldBasedFrameDecoder frames = new LengthFieldBasedFrameDecoder(maxFrame, 0, 4, 0, 4, true);
