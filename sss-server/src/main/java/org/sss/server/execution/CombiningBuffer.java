@@ -48,6 +48,13 @@ final class CombiningBuffer<K, V> {
    * the buffer steps aside before any key's second value arrives.
    */
   static final long MAX_HELD_BYTES = Math.min(128L << 20, Runtime.getRuntime().maxMemory() / 32);
+  /**
+   * A value this large whose key holds nothing goes straight to the shuffle: holding it means
+   * copying it, and a few such copies fill the buffer, which then flushes having merged nothing
+   * (16 MiB values, one of each key per node, cost twice the uncombined job when held).
+   */
+  static final long HUGE_VALUE_BYTES = MAX_HELD_BYTES / 16;
+
   /** A key whose values hold this much is combined as soon as it has two. */
   static final long EAGER_GROUP_BYTES = 256 << 10;
 
@@ -132,14 +139,18 @@ final class CombiningBuffer<K, V> {
       out.write(keySerde.encodeKey(key), valueSerde.encodeValue(value));
       return;
     }
-    addedSinceFlush++;
     Object groupKey = keysByValue ? key : java.nio.ByteBuffer.wrap(keySerde.encodeKey(key));
     Group<V> group = groups.get(groupKey);
+    long size = sizeOf(value);
+    if (group == null && size >= HUGE_VALUE_BYTES) {
+      out.write(keySerde.encodeKey(key), valueSerde.encodeValue(value));
+      return;
+    }
+    addedSinceFlush++;
     if (group == null) {
       group = new Group<>();
       groups.put(keysByValue ? keyCopier.apply(key) : groupKey, group);
     }
-    long size = sizeOf(value);
     int n = group.values.size() + 1;
     boolean combineNow = n >= group.combineAt && (n >= EAGER_VALUES || group.bytes + size >= EAGER_GROUP_BYTES);
     // a value combined at once is read by the combiner before emit returns: no copy needed

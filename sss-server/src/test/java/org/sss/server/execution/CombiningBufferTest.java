@@ -146,11 +146,11 @@ class CombiningBufferTest {
 
   @Test
   void aCombinerThatMergesNothingCostsLinearWork() throws Exception {
-    int length = 2 << 20; // two values of one key reach the eager-combine size
+    int length = 512 << 10; // two values of one key reach the eager-combine size
     Identity identity = new Identity();
     CombiningBuffer<Long, byte[]> buffer = new CombiningBuffer<>(identity, Serdes.LONG, Serdes.BYTES, sink, 1_000_000);
     byte[] value = new byte[length];
-    int n = 30; // all of one key: within the bound on heaps of 2 GiB and more, flushed midway on smaller ones
+    int n = 50; // all of one key: 25 MiB, within the bound on heaps of 1 GiB and more
     for (int i = 0; i < n; i++) {
       value[1] = (byte) i;
       buffer.add(7L, value);
@@ -162,6 +162,23 @@ class CombiningBufferTest {
       assertEquals(1, written.get(7L).stream().filter(v -> v[1] == (byte) x).count(), "value " + i);
     }
     assertTrue(identity.valuesSeen <= 4L * n, "combiner saw " + identity.valuesSeen + " values for " + n + " added");
+  }
+
+  @Test
+  void hugeValuesOfKeysHoldingNothingGoStraightToTheShuffle() throws Exception {
+    Identity identity = new Identity();
+    CombiningBuffer<Long, byte[]> buffer = new CombiningBuffer<>(identity, Serdes.LONG, Serdes.BYTES, sink, 1_000_000);
+    byte[] value = new byte[(int) CombiningBuffer.HUGE_VALUE_BYTES];
+    for (int i = 0; i < 5; i++) {
+      value[0] = (byte) i;
+      buffer.add((long) (i % 2), value);
+      assertEquals(i + 1, written.values().stream().mapToInt(List::size).sum(), "written at once, not held");
+    }
+    buffer.flush();
+    assertEquals(3, written.get(0L).size());
+    assertEquals(2, written.get(1L).size());
+    assertEquals(0, identity.valuesSeen);
+    assertEquals((byte) 4, written.get(0L).get(2)[0]);
   }
 
   @Test
