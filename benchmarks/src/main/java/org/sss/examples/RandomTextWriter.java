@@ -20,6 +20,7 @@ import org.sss.core.api.Mapper;
 import org.sss.core.api.Serdes;
 import org.sss.core.api.TaskContext;
 import org.sss.core.keys.KeyCodec;
+import org.sss.core.proto.Compression;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.TableOptions;
 
@@ -76,6 +77,7 @@ public final class RandomTextWriter {
         .input(seeds, Serdes.LONG, Serdes.LONG)
         .map(RandomTextMapper.class, Serdes.LONG, Serdes.STRING)
         .output(output).overwrite()
+        .outputCompression(Compression.NONE) // plain text, as Hadoop's randomtextwriter writes it
         .config(SEED, Long.toString(seed))
         .config(ROWS_PER_MAP, Long.toString(rowsPerMap))
         .threads(threads)

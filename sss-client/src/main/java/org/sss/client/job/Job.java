@@ -37,6 +37,7 @@ public final class Job {
   final String outputTable;
   final boolean multiValuedOutput;
   final boolean overwrite;
+  final org.sss.core.proto.Compression outputCompression;
   final boolean keepIntermediate;
   final Map<String, String> config;
   final int threads;
@@ -49,6 +50,7 @@ public final class Job {
     this.outputTable = b.outputTable;
     this.multiValuedOutput = b.multiValuedOutput;
     this.overwrite = b.overwrite;
+    this.outputCompression = b.outputCompression;
     this.keepIntermediate = b.keepIntermediate;
     this.config = Map.copyOf(b.config);
     this.threads = b.threads;
@@ -87,6 +89,7 @@ public final class Job {
     private String outputTable;
     private boolean multiValuedOutput;
     private boolean overwrite;
+    private org.sss.core.proto.Compression outputCompression = org.sss.core.proto.Compression.LZ4;
     private boolean keepIntermediate;
     private final Map<String, String> config = new LinkedHashMap<>();
     private int threads;
@@ -156,6 +159,16 @@ public final class Job {
     /** Replace the output table if it exists (default: fail, as Hadoop does for output dirs). */
     public Builder overwrite() {
       this.overwrite = true;
+      return this;
+    }
+
+    /**
+     * How the output table is compressed on disk (default LZ4, as any user table). NONE saves
+     * the compression's CPU when the output is written once and read rarely, as Hadoop's output
+     * is uncompressed unless {@code mapreduce.output.fileoutputformat.compress} says otherwise.
+     */
+    public Builder outputCompression(org.sss.core.proto.Compression compression) {
+      this.outputCompression = java.util.Objects.requireNonNull(compression, "compression");
       return this;
     }
 

@@ -238,7 +238,8 @@ final class JobCoordinator implements Runnable {
     for (int i = 0; i < n; i++) {
       Job.StagePlan plan = job.stages.get(i);
       boolean last = i == n - 1;
-      TableOptions options = last ? outputOptions(plan, job.multiValuedOutput) : intermediateOptions(plan);
+      TableOptions options = last ? outputOptions(plan, job.multiValuedOutput, job.outputCompression)
+          : intermediateOptions(plan);
       String name = outputOf(i);
       createdTables.add(name);
       // with overwrite, the old output is dropped by the same request that creates the new one
@@ -271,9 +272,11 @@ final class JobCoordinator implements Runnable {
         .build();
   }
 
-  private static TableOptions outputOptions(Job.StagePlan plan, boolean multiValued) {
+  private static TableOptions outputOptions(Job.StagePlan plan, boolean multiValued,
+                                           org.sss.core.proto.Compression compression) {
     return TableOptions.newBuilder()
         .setMultiValued(multiValued)
+        .setCompression(compression)
         .setKeyType(plan.outKey().dataType())
         .setValueType(plan.outValue().dataType())
         .build();

@@ -92,6 +92,19 @@ class JobLifecycleTest {
   }
 
   @Test
+  void outputCompression_isTheOutputTablesOwnAndDefaultsToLz4() {
+    client.submit(Job.named("plain").input("rows", Serdes.LONG, Serdes.STRING)
+        .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
+        .reduce(TestJobs.CountingSum.class, Serdes.LONG, Serdes.LONG)
+        .output("out-plain").overwrite().outputCompression(org.sss.core.proto.Compression.NONE).build()).await();
+    assertModTenCorrect("out-plain");
+    assertEquals(org.sss.core.proto.Compression.NONE, client.tableStats("out-plain").getOptions().getCompression());
+    client.submit(modTen("out-default-compression")).await();
+    assertEquals(org.sss.core.proto.Compression.LZ4,
+        client.tableStats("out-default-compression").getOptions().getCompression());
+  }
+
+  @Test
   void combiner_mergesAcrossThePartitionsOfOneRunner() {
     Job job = Job.named("modten-one-runner").input("rows", Serdes.LONG, Serdes.STRING)
         .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
