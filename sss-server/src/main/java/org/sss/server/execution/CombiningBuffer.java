@@ -105,7 +105,7 @@ final class CombiningBuffer<K, V> {
     this.keyCopier = copier(keySerde, true);
     this.keysByValue = immutable(keySerde);
     this.arrays = valueSerde instanceof Serdes.BytesSerde ? new ArrayRecycler(MAX_HELD_BYTES) : null;
-    this.valueCopier = arrays != null ? v -> recycledCopy(v) : copier(valueSerde, false);
+    this.valueCopier = arrays != null ? this::recycledCopy : copier(valueSerde, false);
     this.out = out;
     this.maxHeld = maxHeld;
   }

@@ -1,6 +1,9 @@
 package org.sss.server.execution;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.sss.core.cluster.ClusterSpec;
@@ -23,88 +26,57 @@ public final class PeerLinks implements AutoCloseable {
 
   private final ClusterSpec spec;
   private final int self;
-  private final Connection[] links;
-  /** Connections being opened, by node; null when none is. */
-  private final CompletableFuture<?>[] opening;
+  /** The link to each node: opened, or being opened; null before the first attempt. */
+  private final List<CompletableFuture<Connection>> links;
   private final io.netty.handler.ssl.SslContext tls;
 
   public PeerLinks(ClusterSpec spec, int self) {
     this.spec = spec;
     this.self = self;
-    this.links = new Connection[spec.nodeCount()];
-    this.opening = new CompletableFuture<?>[spec.nodeCount()];
+    this.links = new ArrayList<>(Collections.nCopies(spec.nodeCount(), null));
     this.tls = org.sss.core.transport.Tls.clientContext(spec);
   }
 
   /** Starts opening every missing link to another node; returns at once. */
   public void warmUp() {
-    synchronized (links) {
-      for (int node = 0; node < links.length; node++) {
-        if (node != self) {
-          openingOrOpen(node);
-        }
+    for (int node = 0; node < links.size(); node++) {
+      if (node != self) {
+        link(node);
       }
     }
   }
 
   /** The connection to {@code node}, connecting if needed. Blocks while connecting. */
   public Connection get(int node) {
-    CompletableFuture<Connection> f;
-    synchronized (links) {
-      Connection c = links[node];
-      if (c != null && c.isActive()) {
-        return c;
-      }
-      f = openingOrOpen(node);
-    }
-    Connection c;
     try {
-      c = f.get(15, TimeUnit.SECONDS);
+      return link(node).get(15, TimeUnit.SECONDS);
     } catch (Exception e) {
       Throwable cause = e.getCause() != null ? e.getCause() : e;
       throw new NodeUnavailableException("node " + self + " cannot reach " + spec.node(node) + ": "
           + cause.getMessage(), cause);
-    } finally {
-      synchronized (links) {
-        if (opening[node] == f) {
-          opening[node] = null;
-        }
-      }
     }
-    synchronized (links) {
-      links[node] = c;
-    }
-    return c;
   }
 
-  /** The attempt under way to open a link to {@code node}, started now if there is none. */
-  @SuppressWarnings("unchecked")
-  private CompletableFuture<Connection> openingOrOpen(int node) {
-    Connection c = links[node];
-    if (c != null && c.isActive()) {
-      return CompletableFuture.completedFuture(c);
+  /** The link to {@code node}; a new attempt when there was none or the last one failed or broke. */
+  private CompletableFuture<Connection> link(int node) {
+    synchronized (links) {
+      CompletableFuture<Connection> f = links.get(node);
+      boolean usable = f != null && (!f.isDone() || !f.isCompletedExceptionally() && f.join().isActive());
+      if (!usable) {
+        f = Connection.open(spec.node(node), spec.secret(), "node-" + self, tls, Pipelines.DEFAULT_MAX_FRAME,
+            SHUFFLE_TIMEOUT);
+        links.set(node, f);
+      }
+      return f;
     }
-    CompletableFuture<Connection> f = (CompletableFuture<Connection>) opening[node];
-    boolean stale = f != null && f.isDone() && (f.isCompletedExceptionally() || !f.join().isActive());
-    if (f == null || stale) {
-      f = Connection.open(spec.node(node), spec.secret(), "node-" + self, tls, Pipelines.DEFAULT_MAX_FRAME,
-          SHUFFLE_TIMEOUT);
-      opening[node] = f;
-    }
-    return f;
   }
 
   @Override
   public void close() {
     synchronized (links) {
-      for (Connection c : links) {
-        if (c != null) {
-          c.close();
-        }
-      }
-      for (CompletableFuture<?> f : opening) {
+      for (CompletableFuture<Connection> f : links) {
         if (f != null) {
-          f.thenAccept(c -> ((Connection) c).close());
+          f.thenAccept(Connection::close);
         }
       }
     }
