@@ -238,14 +238,48 @@ public final class SssClient implements AutoCloseable {
   }
 
   /**
-   * Writes pairs, one atomic batch per owner node, and returns when every node acknowledged.
-   * For large loads use {@link #writer}.
+   * Writes pairs and returns when every node acknowledged. Each node's share is sent as one
+   * batch, which that node validates whole and applies atomically: on one node, all of it is
+   * written or none of it (an oversized value refuses its node's whole share). Nodes apply their
+   * shares independently: when one refuses, others may have applied theirs, and the exception
+   * names the node that refused. Of two pairs with one key, the later in the list wins. A share
+   * must fit in one frame (64 MiB by default); for large loads use {@link #writer}.
    */
   public void putAll(String table, List<org.sss.core.api.Pair> pairs) {
-    try (BulkWriter w = writer(table)) {
-      for (org.sss.core.api.Pair p : pairs) {
-        w.put(p.key(), p.value());
+    int n = spec.nodeCount();
+    ByteBuf[] bodies = new ByteBuf[n];
+    int[] counts = new int[n];
+    for (org.sss.core.api.Pair p : pairs) {
+      int partition = partitions.partitionOf(p.key());
+      int node = partitions.ownerOf(partition);
+      if (bodies[node] == null) {
+        bodies[node] = Unpooled.buffer();
       }
+      PairBlock.write(bodies[node], PartitionMap.storedKey(partition, p.key()), p.value());
+      counts[node]++;
+    }
+    List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>();
+    for (int node = 0; node < n; node++) {
+      if (bodies[node] != null) {
+        try {
+          futures.add(channels.get(node).call(Request.newBuilder().setPutBatch(
+              org.sss.core.proto.PutBatch.newBuilder().setTable(table).setPairCount(counts[node])), bodies[node]));
+        } catch (RuntimeException e) {
+          bodies[node].release();
+          futures.add(CompletableFuture.failedFuture(e));
+        }
+      }
+    }
+    RuntimeException first = null;
+    for (CompletableFuture<Frame<Response>> f : futures) {
+      try {
+        NodeChannels.await(f, timeout).release();
+      } catch (RuntimeException e) {
+        first = first != null ? first : e;
+      }
+    }
+    if (first != null) {
+      throw first;
     }
   }
 
@@ -259,14 +293,30 @@ public final class SssClient implements AutoCloseable {
     return new BulkWriter(channels, table, batchBytes, maxInFlight);
   }
 
-  /** Reads one key. */
+  /** Reads one key (of a multi-valued table: its first value; see {@link #getAll}). */
   public Optional<byte[]> get(String table, byte[] key) {
+    org.sss.core.proto.GetResult g = getResult(table, key);
+    return g.getFound() ? Optional.of(g.getValue().toByteArray()) : Optional.empty();
+  }
+
+  /**
+   * Every value of a key: of a multi-valued table all its values, in stored order; of any other
+   * table its one value, or none.
+   */
+  public List<byte[]> getAll(String table, byte[] key) {
+    org.sss.core.proto.GetResult g = getResult(table, key);
+    if (g.getValuesCount() > 0) {
+      return g.getValuesList().stream().map(ByteString::toByteArray).toList();
+    }
+    return g.getFound() ? List.of(g.getValue().toByteArray()) : List.of();
+  }
+
+  private org.sss.core.proto.GetResult getResult(String table, byte[] key) {
     int p = partitions.partitionOf(key);
     Frame<Response> r = NodeChannels.await(channels.get(partitions.ownerOf(p)).call(Request.newBuilder()
         .setGet(Get.newBuilder().setTable(table).setKey(ByteString.copyFrom(PartitionMap.storedKey(p, key))))), timeout);
     try {
-      return r.header().getGet().getFound()
-          ? Optional.of(r.header().getGet().getValue().toByteArray()) : Optional.empty();
+      return r.header().getGet();
     } finally {
       r.release();
     }

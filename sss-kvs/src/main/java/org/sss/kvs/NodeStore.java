@@ -69,6 +69,24 @@ public final class NodeStore implements AutoCloseable {
     return t;
   });
   private final SpareFamilies spares;
+  /** Names that running jobs will give their tables when they commit; guarded by ddlLock. */
+  private final Map<String, Reservation> reserved = new java.util.HashMap<>();
+
+  /**
+   * Jobs abandoned here (aborted, or their coordinator lost): they may create nothing more, so a
+   * create that was still queued when the job was cleaned up cannot leave a table behind.
+   * Bounded; guarded by ddlLock.
+   */
+  private final java.util.Set<String> abandoned = java.util.Collections.newSetFromMap(
+      new java.util.LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+          return size() > 10_000;
+        }
+      });
+
+  /** A name reserved by a job: its table {@code table} takes the name at commit. */
+  private record Reservation(String jobId, String table, boolean replaces) {}
 
   private NodeStore(Path dir, RocksDB db, DBOptions dbOptions, ColumnFamilyHandle catalog) {
     this.dir = dir;
@@ -249,6 +267,11 @@ public final class NodeStore implements AutoCloseable {
         }
         throw new StoreException(ErrorCode.TABLE_EXISTS, "table '" + name + "' already exists");
       }
+      Reservation r = reserved.get(name);
+      if (r != null) {
+        throw new StoreException(ErrorCode.TABLE_EXISTS, "table '" + name + "' is being written by job "
+            + r.jobId() + " (it appears when the job commits)");
+      }
       // Tables with a WAL get a synced catalog entry; for tables without one (intermediate
       // data) a lost entry only means the column family is dropped at the next open.
       try (WriteOptions sync = new WriteOptions().setSync(!options.getDisableWal());
@@ -288,6 +311,125 @@ public final class NodeStore implements AutoCloseable {
   }
 
   /**
+   * Creates table {@code name} for job {@code jobId}; with a {@code commitAs} name, reserves that
+   * name for the job until {@link #commit} or {@link #release}: nobody else can create it
+   * meanwhile, and it must not exist unless {@code commitReplaces}. Checking and reserving
+   * here, under the lock every create takes, leaves no gap for another client's create.
+   */
+  public StoreTable createForJob(String jobId, String name, TableOptions options, String commitAs,
+                                 boolean commitReplaces) {
+    synchronized (ddlLock) {
+      checkNotAbandoned(jobId);
+      if (!commitAs.isEmpty()) {
+        TableNames.check(commitAs);
+        Reservation r = reserved.get(commitAs);
+        if (r != null && !r.jobId().equals(jobId)) {
+          throw new StoreException(ErrorCode.TABLE_EXISTS, "table '" + commitAs + "' is being written by job "
+              + r.jobId() + " (it appears when the job commits)");
+        }
+        if (!commitReplaces && tables.containsKey(commitAs)) {
+          throw new StoreException(ErrorCode.TABLE_EXISTS, "table '" + commitAs
+              + "' already exists (drop it, or build the job with overwrite())");
+        }
+      }
+      StoreTable t = create(name, options, false);
+      if (!commitAs.isEmpty()) {
+        reserved.put(commitAs, new Reservation(jobId, name, commitReplaces));
+      }
+      return t;
+    }
+  }
+
+  /**
+   * Gives every table job {@code jobId} created with a commit name that name, replacing the
+   * table of that name where the job said so, and releases the job's reservations. Each
+   * rename, with the drop of the table it replaces, is one synced catalog write: a crash leaves
+   * the old table or the new one under the name, never neither. Tables without a WAL are
+   * flushed first, so that what is committed survives a crash.
+   *
+   * @return the number of tables renamed (0 for a job already committed)
+   */
+  public int commit(String jobId) {
+    synchronized (ddlLock) {
+      checkNotAbandoned(jobId);
+      List<Map.Entry<String, Reservation>> mine = new ArrayList<>();
+      for (Map.Entry<String, Reservation> e : reserved.entrySet()) {
+        if (e.getValue().jobId().equals(jobId)) {
+          mine.add(e);
+        }
+      }
+      for (Map.Entry<String, Reservation> e : mine) {
+        String target = e.getKey();
+        Reservation r = e.getValue();
+        StoreTable t = tables.get(r.table());
+        if (t == null) {
+          throw new StoreException(ErrorCode.NO_SUCH_TABLE, "job " + jobId + " cannot commit: its table '"
+              + r.table() + "' is gone");
+        }
+        if (t.options().getDisableWal()) {
+          t.flush();
+        }
+        StoreTable old = tables.get(target);
+        if (old != null && !r.replaces()) {
+          throw new StoreException(ErrorCode.TABLE_EXISTS, "table '" + target + "' already exists");
+        }
+        try (WriteOptions sync = new WriteOptions().setSync(true);
+             WriteBatch entry = new WriteBatch()) {
+          if (old != null) {
+            addDropEntries(target, entry); // first: the rename's entries below must win
+          }
+          entry.delete(catalog, catalogKey(r.table()));
+          entry.delete(catalog, familyKey(r.table()));
+          entry.put(catalog, catalogKey(target), t.options().toByteArray());
+          if (!t.family().equals(target)) {
+            entry.put(catalog, familyKey(target), t.family().getBytes(StandardCharsets.UTF_8));
+          }
+          if (old != null) {
+            dropLocked(target, old, entry, sync);
+          } else {
+            db.write(sync, entry);
+          }
+          tables.remove(r.table());
+          t.renameTo(target);
+          tables.put(target, t);
+        } catch (RocksDBException x) {
+          throw new StoreException(ErrorCode.STORAGE_ERROR, "committing table '" + target + "' of job " + jobId
+              + " failed: " + x.getMessage(), x);
+        }
+        reserved.remove(target);
+      }
+      return mine.size();
+    }
+  }
+
+  /**
+   * Gives up job {@code jobId} here (it failed or was aborted): releases the names it reserved,
+   * drops every table of its namespace, and refuses its later creates and commit.
+   *
+   * @return the tables dropped
+   */
+  public int abandon(String jobId) {
+    synchronized (ddlLock) {
+      abandoned.add(jobId);
+      reserved.values().removeIf(r -> r.jobId().equals(jobId));
+      int dropped = 0;
+      for (String name : new ArrayList<>(tables.keySet())) {
+        if (org.sss.core.cluster.JobTables.belongsTo(name, jobId)) {
+          drop(name, true);
+          dropped++;
+        }
+      }
+      return dropped;
+    }
+  }
+
+  private void checkNotAbandoned(String jobId) {
+    if (abandoned.contains(jobId)) {
+      throw new StoreException(ErrorCode.JOB_ABORTED, "job " + jobId + " was aborted on this node");
+    }
+  }
+
+  /**
    * Drops a table and its data.
    *
    * @return false when it did not exist and {@code ifExists}
@@ -295,46 +437,66 @@ public final class NodeStore implements AutoCloseable {
    */
   public boolean drop(String name, boolean ifExists) {
     synchronized (ddlLock) {
-      StoreTable t = tables.remove(name);
+      StoreTable t = tables.get(name);
       if (t == null) {
         if (ifExists) {
           return false;
         }
         throw noSuchTable(name);
       }
-      t.retain(); // for the background column family drop below
       try (WriteOptions sync = new WriteOptions().setSync(!t.options().getDisableWal());
            WriteBatch entry = new WriteBatch()) {
-        entry.delete(catalog, catalogKey(name));
-        entry.delete(catalog, familyKey(name));
-        // waits for the table's operations under way; later ones see it dropped
-        t.drop(() -> db.write(sync, entry));
+        addDropEntries(name, entry);
+        dropLocked(name, t, entry, sync);
       } catch (RocksDBException e) {
-        t.release();
         throw new StoreException(ErrorCode.STORAGE_ERROR, "dropping table '" + name + "' failed: "
             + e.getMessage(), e);
       }
-      // The table is gone for every caller from here on; RocksDB's own drop (a MANIFEST and
-      // OPTIONS file rewrite, tens of milliseconds) runs in the background. A crash before it
-      // ran leaves a column family without a catalog entry, which open() drops.
-      // A small table created from a spare is emptied and becomes a spare again instead.
-      CompletableFuture<Void> removal = CompletableFuture.runAsync(() -> {
-        if (SpareFamilies.isSpare(t.family()) && spares.recycle(t)) {
-          return;
-        }
-        try {
-          db.dropColumnFamily(t.handle());
-        } catch (RocksDBException e) {
-          org.slf4j.LoggerFactory.getLogger(NodeStore.class).warn("dropping column family {} failed: {}",
-              name, e.getMessage());
-        } finally {
-          t.release();
-        }
-      }, background);
-      pendingDrops.put(name, removal);
-      removal.whenComplete((r, e) -> pendingDrops.remove(name, removal));
       return true;
     }
+  }
+
+  /** Adds the catalog deletions that drop table {@code name} to {@code entry}. */
+  private void addDropEntries(String name, WriteBatch entry) throws RocksDBException {
+    entry.delete(catalog, catalogKey(name));
+    entry.delete(catalog, familyKey(name));
+  }
+
+  /**
+   * Drops table {@code t} (named {@code name}): writes {@code entry} (holding its catalog
+   * deletions) once no operation uses the table, and removes its column family in the
+   * background. Called under the DDL lock.
+   */
+  private void dropLocked(String name, StoreTable t, WriteBatch entry, WriteOptions sync) throws RocksDBException {
+    tables.remove(name);
+    t.retain(); // for the background column family drop below
+    try {
+      // waits for the table's operations under way; later ones see it dropped
+      t.drop(() -> db.write(sync, entry));
+    } catch (RocksDBException | RuntimeException e) {
+      t.release();
+      throw e;
+    }
+    // The table is gone for every caller from here on; RocksDB's own drop (a MANIFEST and
+    // OPTIONS file rewrite, tens of milliseconds) runs in the background. A crash before it
+    // ran leaves a column family without a catalog entry, which open() drops.
+    // A small table created from a spare is emptied and becomes a spare again instead.
+    String family = t.family();
+    CompletableFuture<Void> removal = CompletableFuture.runAsync(() -> {
+      if (SpareFamilies.isSpare(t.family()) && spares.recycle(t)) {
+        return;
+      }
+      try {
+        db.dropColumnFamily(t.handle());
+      } catch (RocksDBException e) {
+        org.slf4j.LoggerFactory.getLogger(NodeStore.class).warn("dropping column family {} failed: {}",
+            family, e.getMessage());
+      } finally {
+        t.release();
+      }
+    }, background);
+    pendingDrops.put(family, removal);
+    removal.whenComplete((r, e) -> pendingDrops.remove(family, removal));
   }
 
   /** Waits for a background drop of {@code name}, so a new table of that name can be created. */

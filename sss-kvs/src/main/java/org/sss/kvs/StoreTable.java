@@ -44,7 +44,8 @@ import org.sss.core.proto.TableOptions;
  */
 public final class StoreTable {
   private final RocksDB db;
-  private final String name;
+  /** The table's name; changes once, when a job commits the table under its final name. */
+  private volatile String name;
   /** The column family's name: the table's own, or a spare's it was created from. */
   private final String family;
   private final TableOptions options;
@@ -83,6 +84,11 @@ public final class StoreTable {
 
   public String name() {
     return name;
+  }
+
+  /** The table's new name after a commit (the catalog already says so). */
+  void renameTo(String newName) {
+    this.name = newName;
   }
 
   public TableOptions options() {

@@ -1,6 +1,6 @@
 package org.sss.client.cli;
 
-import java.util.Optional;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.sss.client.SssClient;
 import org.sss.client.cluster.SssCluster;
@@ -10,9 +10,9 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-/** Reads one key; prints the value, or fails when the key is absent. */
+/** Reads one key; prints its value (every value, one a line, of a multi-valued table), or fails when absent. */
 @Command(name = "get", mixinStandardHelpOptions = true,
-    description = "Print the value of one key (exit status 1 when absent).")
+    description = "Print the value of one key; of a multi-valued table every value, one a line (exit status 1 when absent).")
 final class GetCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
@@ -27,11 +27,13 @@ final class GetCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
       TableOptions o = client.tableStats(table).getOptions();
-      Optional<byte[]> v = client.get(table, KeyType.encodeKey(o.getKeyType(), key));
-      if (v.isEmpty()) {
+      List<byte[]> values = client.getAll(table, KeyType.encodeKey(o.getKeyType(), key));
+      if (values.isEmpty()) {
         throw new IllegalArgumentException("no key '" + key + "' in table '" + table + "'");
       }
-      System.out.println(KeyType.decodeValue(o.getValueType(), v.get()));
+      for (byte[] v : values) {
+        System.out.println(KeyType.decodeValue(o.getValueType(), v));
+      }
     }
     return 0;
   }

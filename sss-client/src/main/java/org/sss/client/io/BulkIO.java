@@ -16,6 +16,7 @@ import org.sss.client.SssClient;
 import org.sss.client.TableScan;
 import org.sss.core.api.Pair;
 import org.sss.core.keys.KeyCodec;
+import org.sss.core.keys.StoredKeys;
 import org.sss.core.keys.KeyType;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.TableOptions;
@@ -27,7 +28,9 @@ import org.sss.core.proto.TableOptions;
  *   <li>A text file loads as pairs (line number, line): long keys counting from 1, the line's
  *       raw bytes as a string value.
  *   <li>A directory loads as pairs (file name, content): string keys (the path relative to
- *       the directory), byte values; every regular file below it, one pair each.
+ *       the directory), byte values; every regular file below it, one pair each. A name that
+ *       does not decode in the JVM's file-name encoding is refused before anything is written:
+ *       decoded, two such names could become one key and one file would silently replace another.
  *   <li>A dump writes {@code key<TAB>value} lines in key order, printed by the table's types.
  * </ul>
  * The progress callback receives the bytes of every pair moved.
@@ -60,15 +63,15 @@ public final class BulkIO {
 
   static long loadText(SssClient client, String table, Path file, LongConsumer progress) throws IOException {
     long n = 0;
-    try (LineReader lines = new LineReader(Files.newInputStream(file));
-         BulkWriter w = client.writer(table)) {
+    BulkWriter w = client.writer(table);
+    try (LineReader lines = new LineReader(Files.newInputStream(file)); w) {
       for (byte[] line = lines.next(); line != null; line = lines.next()) {
         n++;
         w.put(KeyCodec.encodeLong(n), line);
         progress.accept(8 + line.length);
       }
     }
-    return n;
+    return w.acknowledged(); // what the nodes stored, not what was read
   }
 
   static long loadDirectory(SssClient client, String table, Path dir, LongConsumer progress) throws IOException {
@@ -77,7 +80,11 @@ public final class BulkIO {
     try (Stream<Path> walk = Files.walk(dir)) {
       files = walk.filter(Files::isRegularFile).sorted().toList();
     }
-    try (BulkWriter w = client.writer(table)) {
+    for (Path f : files) {
+      checkNameDecodes(dir, f);
+    }
+    BulkWriter w = client.writer(table);
+    try (w) {
       for (Path f : files) {
         byte[] content;
         try (InputStream in = Files.newInputStream(f)) {
@@ -89,19 +96,25 @@ public final class BulkIO {
         n++;
       }
     }
-    return n;
+    return w.acknowledged(); // what the nodes stored, not what was read
   }
 
   /**
-   * Bytes at the end of every stored key of a multi-valued table (the engine's uniquifier:
-   * source node u16, sequence u64); scans return them as part of the key.
+   * A file's key is its relative path as text; a path whose bytes do not decode in the JVM's
+   * file-name encoding would become another name's text, and so another file's key.
    */
-  public static final int UNIQUIFIER_BYTES = 10;
+  private static void checkNameDecodes(Path dir, Path file) throws IOException {
+    String name = dir.relativize(file).toString();
+    if (!dir.resolve(name).equals(file)) {
+      throw new IOException("cannot load " + dir + ": the name of '" + file + "' is not valid in this"
+          + " JVM's file-name encoding (" + System.getProperty("sun.jnu.encoding") + "), so it cannot be a"
+          + " key; rename it, or run with a UTF-8 locale (LC_ALL=C.UTF-8) if it is UTF-8. Nothing was loaded.");
+    }
+  }
 
-  /** A scanned key without the uniquifier of a multi-valued table. */
+  /** A scanned key without the uniquifier of a multi-valued table ({@link StoredKeys}). */
   public static byte[] userKey(TableOptions table, byte[] scannedKey) {
-    return table.getMultiValued()
-        ? java.util.Arrays.copyOf(scannedKey, scannedKey.length - UNIQUIFIER_BYTES) : scannedKey;
+    return StoredKeys.withoutUniquifier(scannedKey, table.getMultiValued());
   }
 
   /**

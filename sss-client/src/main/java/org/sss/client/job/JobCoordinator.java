@@ -13,6 +13,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.sss.client.SssClient;
 import org.sss.client.internal.NodeChannels;
+import org.sss.core.cluster.JobTables;
+import org.sss.core.proto.CommitJob;
+import org.sss.core.proto.CreateTable;
 import org.sss.core.proto.AbortJob;
 import org.sss.core.proto.Compression;
 import org.sss.core.proto.ErrorCode;
@@ -29,8 +32,19 @@ import org.sss.core.transport.Frame;
 import org.sss.core.transport.SssException;
 
 /**
- * Drives one job from the client: creates the tables between stages, starts each stage on
- * every node, waits at the barrier, and cleans up.
+ * Drives one job from the client: creates the job's tables, starts each stage on every node,
+ * waits at the barrier, commits the output, and cleans up.
+ *
+ * <h2>Output commit</h2>
+ * Every stage, the last one too, writes a table of the job's own namespace ({@link JobTables}).
+ * Creating the last one reserves the output's name on every node (and fails there at once when
+ * the name exists without {@code overwrite()}); when every stage has succeeded, one
+ * {@code CommitJob} round renames it to the output's name, dropping the old output in the same
+ * catalog write where the job overwrites. So the output appears whole or not at all, a failed
+ * job leaves the old output as it was, and a straggling task of a failed job, which can only
+ * name its own job's tables, never writes into a later job's output. A node lost during the
+ * commit round itself leaves the output committed on the nodes that answered: the job then fails
+ * naming the node.
  *
  * <h2>Failure</h2>
  * A stage ends when every node answered its RunStage. If one node fails (user code threw, a
@@ -52,7 +66,6 @@ final class JobCoordinator implements Runnable {
   private final CompletableFuture<JobResult> result = new CompletableFuture<>();
   private volatile ProgressListener listener = ProgressListener.none();
   private volatile String cancelReason;
-  private final List<String> createdTables = new ArrayList<>();
 
   JobCoordinator(SssClient client, Job job, String jobId) {
     this.client = client;
@@ -79,7 +92,7 @@ final class JobCoordinator implements Runnable {
     try {
       result.complete(execute(start));
     } catch (Throwable e) {
-      cleanUp(true);
+      cleanUp();
       result.completeExceptionally(e instanceof JobFailedException ? e
           : new JobFailedException(e instanceof SssException s ? s.code() : ErrorCode.INTERNAL,
               "job " + job.name + " (" + jobId + ") failed: " + e.getMessage(), e));
@@ -98,9 +111,6 @@ final class JobCoordinator implements Runnable {
     }
     CompletableFuture<String> shippedJar = shipJar();
     TableOptions inputOptions = client.tableStats(job.inputTable).getOptions();
-    if (!job.overwrite) {
-      checkOutputAbsent();
-    }
     String jarHash = awaitJar(shippedJar);
     trace("prepared", start);
     int n = job.stages.size();
@@ -115,9 +125,10 @@ final class JobCoordinator implements Runnable {
       Job.StagePlan plan = job.stages.get(i);
       boolean last = i == n - 1;
       String output = outputOf(i);
-      boolean outputMultiValued = last ? job.multiValuedOutput : !job.stages.get(i + 1).map();
+      // a table between stages keeps every value, whatever stage reads it next
+      boolean outputMultiValued = !last || job.multiValuedOutput;
       if (!last) {
-        intermediates.add(output);
+        intermediates.add(keptName(i));
       }
       StageSpec spec = StageSpec.newBuilder()
           .setIndex(i)
@@ -147,20 +158,49 @@ final class JobCoordinator implements Runnable {
       input = output;
       inputMultiValued = outputMultiValued;
     }
+    commit();
+    trace("committed", start);
     return new JobResult(jobId, summaries, counters, (System.nanoTime() - start) / 1e9,
         job.keepIntermediate ? intermediates : List.of());
   }
 
+  /** The name a kept table between stages takes when the job commits. */
+  private String keptName(int stage) {
+    return job.outputTable + ".stage" + stage;
+  }
+
   /**
-   * Runs the blocking table creates of a job side by side (the common pool has a single thread
-   * on a two-core machine, which would run them one after the other).
+   * Makes the output visible on every node. A node that fails here leaves the output committed
+   * on the others; the job fails naming it (see the class comment).
    */
-  private static final java.util.concurrent.ExecutorService tableCreator = java.util.concurrent.Executors
-      .newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "sss-job-tables");
-        t.setDaemon(true);
-        return t;
-      });
+  private void commit() {
+    List<Throwable> errors = new ArrayList<>();
+    List<CompletableFuture<Frame<Response>>> commits = new ArrayList<>();
+    int nodes = channels.spec().nodeCount();
+    for (int node = 0; node < nodes; node++) {
+      try {
+        commits.add(channels.get(node).call(Request.newBuilder().setCommitJob(CommitJob.newBuilder().setJobId(jobId))));
+      } catch (RuntimeException e) {
+        commits.add(CompletableFuture.failedFuture(e));
+      }
+    }
+    List<Integer> committed = new ArrayList<>();
+    for (int node = 0; node < nodes; node++) {
+      try {
+        NodeChannels.await(commits.get(node), SssClient.DEFAULT_TIMEOUT).release();
+        committed.add(node);
+      } catch (RuntimeException e) {
+        errors.add(e);
+      }
+    }
+    if (!errors.isEmpty()) {
+      RuntimeException cause = NodeChannels.unwrap(errors.get(0));
+      throw new JobFailedException(cause instanceof SssException s ? s.code() : ErrorCode.INTERNAL,
+          "job " + job.name + " (" + jobId + ") failed to commit its output '" + job.outputTable + "': "
+              + cause.getMessage() + (committed.isEmpty() ? "" : " (committed on nodes " + committed
+              + " only: drop the table or rerun with overwrite())"), cause);
+    }
+  }
 
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(JobCoordinator.class);
 
@@ -220,44 +260,48 @@ final class JobCoordinator implements Runnable {
     }
   }
 
-  private void checkOutputAbsent() {
-    if (client.listTables().stream().anyMatch(t -> t.getName().equals(job.outputTable))) {
-      throw new JobFailedException(ErrorCode.TABLE_EXISTS, "output table '" + job.outputTable
-          + "' already exists (drop it, or build the job with overwrite())", null);
-    }
-  }
-
   private String outputOf(int stage) {
-    return stage == job.stages.size() - 1 ? job.outputTable : "sss-tmp-" + jobId + "-" + stage;
+    return JobTables.stageOutput(jobId, stage);
   }
 
-  /** Creates every table of the job at once: creating a column family costs a disk sync each. */
-  private void createAllTables() throws Exception {
+  /**
+   * Creates every table of the job on every node at once (creating a column family costs a disk
+   * sync each). The last stage's table reserves the output's name, and kept tables between
+   * stages reserve theirs; a node where such a name exists (without overwrite) or is reserved by
+   * another job refuses, and the job fails before any stage runs.
+   */
+  private void createAllTables() {
     int n = job.stages.size();
-    List<CompletableFuture<Void>> creates = new ArrayList<>();
+    List<CompletableFuture<Frame<Response>>> creates = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       Job.StagePlan plan = job.stages.get(i);
       boolean last = i == n - 1;
-      TableOptions options = last ? outputOptions(plan, job.multiValuedOutput, job.outputCompression)
-          : intermediateOptions(plan);
-      String name = outputOf(i);
-      createdTables.add(name);
-      // with overwrite, the old output is dropped by the same request that creates the new one
-      boolean replace = last && job.overwrite;
-      creates.add(CompletableFuture.runAsync(() -> {
-        if (replace) {
-          client.replaceTable(name, options);
-        } else {
-          client.createTable(name, options, false);
-        }
-      }, tableCreator));
-    }
-    for (CompletableFuture<Void> c : creates) {
-      try {
-        c.get();
-      } catch (java.util.concurrent.ExecutionException e) {
-        throw NodeChannels.unwrap(e);
+      CreateTable.Builder create = CreateTable.newBuilder()
+          .setTable(outputOf(i))
+          .setJobId(jobId)
+          .setOptions(last ? outputOptions(plan, job.multiValuedOutput, job.outputCompression)
+              : intermediateOptions(plan));
+      if (last || job.keepIntermediate) {
+        create.setCommitAs(last ? job.outputTable : keptName(i)).setCommitReplaces(job.overwrite);
       }
+      for (int node = 0; node < channels.spec().nodeCount(); node++) {
+        try {
+          creates.add(channels.get(node).call(Request.newBuilder().setCreateTable(create)));
+        } catch (RuntimeException e) {
+          creates.add(CompletableFuture.failedFuture(e));
+        }
+      }
+    }
+    RuntimeException first = null;
+    for (CompletableFuture<Frame<Response>> c : creates) {
+      try {
+        NodeChannels.await(c, SssClient.DEFAULT_TIMEOUT).release();
+      } catch (RuntimeException e) {
+        first = first != null ? first : e;
+      }
+    }
+    if (first != null) {
+      throw first;
     }
   }
 
@@ -429,27 +473,25 @@ final class JobCoordinator implements Runnable {
     throw failure;
   }
 
-  /** Drops the job's tables after a failure (best effort: lost nodes are skipped). */
-  private void cleanUp(boolean failed) {
-    if (!failed) {
-      return;
-    }
-    List<CompletableFuture<Frame<Response>>> drops = new ArrayList<>();
-    for (String t : createdTables) {
-      for (int node = 0; node < channels.spec().nodeCount(); node++) {
-        var connection = channels.connectedOrNull(node);
-        if (connection != null) {
-          // unreachable nodes drop the job's leftovers when they restart
-          drops.add(connection.call(Request.newBuilder().setDropTable(
-              org.sss.core.proto.DropTable.newBuilder().setTable(t).setIfExists(true)), null, LIVENESS_TIMEOUT));
-        }
+  /**
+   * After a failure: aborts the job on every reachable node, which stops its tasks, releases
+   * the names it reserved and drops its tables there, and waits (bounded) for the answers. A
+   * node that cannot be reached drops the job's tables when it starts again.
+   */
+  private void cleanUp() {
+    List<CompletableFuture<Frame<Response>>> aborts = new ArrayList<>();
+    for (int node = 0; node < channels.spec().nodeCount(); node++) {
+      var connection = channels.connectedOrNull(node);
+      if (connection != null) {
+        aborts.add(connection.call(Request.newBuilder().setAbortJob(AbortJob.newBuilder()
+            .setJobId(jobId).setReason("the job failed")), null, LIVENESS_TIMEOUT.plusSeconds(5)));
       }
     }
-    for (CompletableFuture<Frame<Response>> d : drops) {
+    for (CompletableFuture<Frame<Response>> a : aborts) {
       try {
-        d.get(LIVENESS_TIMEOUT.toMillis() + 1000, TimeUnit.MILLISECONDS).release();
+        a.get(LIVENESS_TIMEOUT.toMillis() + 6000, TimeUnit.MILLISECONDS).release();
       } catch (Exception ignored) {
-        // best effort
+        // best effort: a node lost meanwhile cleans up when it starts
       }
     }
   }

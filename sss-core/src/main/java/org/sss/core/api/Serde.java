@@ -23,8 +23,12 @@ public interface Serde<T> {
 
   T decodeValue(byte[] bytes);
 
-  /** The type tools use to print tables of this serde; BYTES for user types. */
+  /**
+   * The type recorded for tables this serde writes, so that tools print them right: a user
+   * type's bytes are in an encoding only this serde knows, so they are OPAQUE (printed as hex)
+   * unless the serde says they are encoded as one of the built-in types.
+   */
   default DataType dataType() {
-    return DataType.BYTES;
+    return DataType.OPAQUE;
   }
 }

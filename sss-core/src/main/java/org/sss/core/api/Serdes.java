@@ -102,6 +102,11 @@ public final class Serdes {
     public Double decodeValue(byte[] bytes) {
       return ByteBuffer.wrap(bytes).getDouble();
     }
+
+    @Override
+    public DataType dataType() {
+      return DataType.DOUBLE;
+    }
   }
 
   /** UTF-8 text. */
@@ -152,6 +157,11 @@ public final class Serdes {
     @Override
     public byte[] decodeValue(byte[] bytes) {
       return bytes;
+    }
+
+    @Override
+    public DataType dataType() {
+      return DataType.BYTES;
     }
   }
 }

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.ByteBuffer;
 import java.util.HexFormat;
 import java.util.Locale;
+import org.sss.core.api.Serdes;
 import org.sss.core.proto.DataType;
 
 /**
@@ -21,6 +22,8 @@ public final class KeyType {
     return switch (type) {
       case LONG -> KeyCodec.encodeLong(parseLong(text));
       case STRING -> KeyCodec.encodeString(text);
+      case DOUBLE -> Serdes.DOUBLE.encodeKey(parseDouble(text));
+      case OPAQUE -> parseOpaque(text);
       case BYTES, UNRECOGNIZED -> KeyCodec.encodeBytes(text.getBytes(StandardCharsets.UTF_8));
     };
   }
@@ -30,6 +33,8 @@ public final class KeyType {
     return switch (type) {
       case LONG -> Long.toString(KeyCodec.decodeLong(key));
       case STRING -> KeyCodec.decodeString(key);
+      case DOUBLE -> Double.toString(Serdes.DOUBLE.decodeKey(key));
+      case OPAQUE -> hex(key);
       case BYTES, UNRECOGNIZED -> printable(KeyCodec.decodeBytes(key));
     };
   }
@@ -38,6 +43,8 @@ public final class KeyType {
   public static byte[] encodeValue(DataType type, String text) {
     return switch (type) {
       case LONG -> KeyCodec.encodeLong(parseLong(text));
+      case DOUBLE -> Serdes.DOUBLE.encodeValue(parseDouble(text));
+      case OPAQUE -> parseOpaque(text);
       case STRING, BYTES, UNRECOGNIZED -> text.getBytes(StandardCharsets.UTF_8);
     };
   }
@@ -46,7 +53,9 @@ public final class KeyType {
   public static String decodeValue(DataType type, byte[] value) {
     return switch (type) {
       case LONG -> Long.toString(KeyCodec.decodeLong(value));
+      case DOUBLE -> Double.toString(Serdes.DOUBLE.decodeValue(value));
       case STRING -> new String(value, StandardCharsets.UTF_8);
+      case OPAQUE -> hex(value);
       case BYTES, UNRECOGNIZED -> printable(value);
     };
   }
@@ -57,9 +66,35 @@ public final class KeyType {
       case "long" -> DataType.LONG;
       case "string", "text" -> DataType.STRING;
       case "bytes" -> DataType.BYTES;
+      case "double" -> DataType.DOUBLE;
+      case "opaque" -> DataType.OPAQUE;
       default -> throw new IllegalArgumentException(
-          "unknown data type '" + name + "' (expected long, string or bytes)");
+          "unknown data type '" + name + "' (expected long, double, string, bytes or opaque)");
     };
+  }
+
+  private static double parseDouble(String text) {
+    try {
+      return Double.parseDouble(text.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("not a double: '" + text + "'");
+    }
+  }
+
+  /** Opaque bytes are typed as they print: {@code 0x} and hex. */
+  private static byte[] parseOpaque(String text) {
+    try {
+      if (!text.startsWith("0x")) {
+        throw new IllegalArgumentException("no 0x");
+      }
+      return HexFormat.of().parseHex(text.substring(2));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("not opaque bytes in hex (0x...): '" + text + "'");
+    }
+  }
+
+  private static String hex(byte[] bytes) {
+    return "0x" + HexFormat.of().formatHex(bytes);
   }
 
   private static long parseLong(String text) {

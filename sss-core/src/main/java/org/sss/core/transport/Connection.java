@@ -34,7 +34,11 @@ import org.sss.core.proto.Response;
  *
  * <p>When the connection breaks, every pending call fails with a
  * {@link NodeUnavailableException} naming the node; a call that gets no answer within the
- * request timeout fails the same way, and the connection is closed since its state is unknown.
+ * request timeout fails the same way. The connection is closed then only when the node sent
+ * nothing at all while the call waited (it hung or was cut off): a node that answers other
+ * calls is alive and merely slow at this one, and closing a connection it shares with other
+ * work (a job's coordinator, whose connection's end aborts the job) would fail that work too.
+ * A late answer to a timed-out call is dropped.
  */
 public final class Connection implements AutoCloseable {
   private final NodeAddress node;
@@ -44,6 +48,8 @@ public final class Connection implements AutoCloseable {
   private final AtomicLong nextId = new AtomicLong(1);
   private final CompletableFuture<Connection> ready = new CompletableFuture<>();
   private volatile Throwable closedBecause;
+  /** When the last frame arrived (System.nanoTime). */
+  private volatile long lastFrameNanos = System.nanoTime();
 
   private Connection(NodeAddress node, Channel channel, Duration requestTimeout) {
     this.node = node;
@@ -147,12 +153,16 @@ public final class Connection implements AutoCloseable {
       }
     });
     if (!timeout.isZero()) {
+      long sentNanos = System.nanoTime();
       channel.eventLoop().schedule(() -> {
         CompletableFuture<Frame<Response>> p = pending.remove(id);
         if (p != null) {
+          boolean silent = lastFrameNanos - sentNanos <= 0;
           p.completeExceptionally(new NodeUnavailableException(
               node + " did not answer within " + timeout.toMillis() + " ms", null));
-          channel.close();
+          if (silent) {
+            channel.close();
+          }
         }
       }, timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -200,6 +210,7 @@ public final class Connection implements AutoCloseable {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, Frame<Response> frame) {
+      lastFrameNanos = System.nanoTime();
       Response r = frame.header();
       if (r.hasChallenge()) {
         byte[] clientNonce = Auth.nonce();

@@ -14,6 +14,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sss.core.cluster.ClusterSpec;
+import org.sss.core.cluster.JobTables;
 import org.sss.core.proto.Ack;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.Request;
@@ -38,6 +39,7 @@ public final class EngineService implements AutoCloseable {
   private final ClusterSpec cluster;
   private final int nodeId;
   private final int defaultThreads;
+  private final int maxValueBytes;
   private final PeerLinks peers;
   private final JarCache jars;
   private final ShuffleReceiver receiver;
@@ -53,6 +55,7 @@ public final class EngineService implements AutoCloseable {
     this.cluster = cluster;
     this.nodeId = nodeId;
     this.defaultThreads = defaultThreads;
+    this.maxValueBytes = maxValueBytes;
     this.peers = new PeerLinks(cluster, nodeId);
     this.jars = new JarCache(store.dir().resolve("jars"));
     this.receiver = new ShuffleReceiver(store, maxValueBytes);
@@ -61,16 +64,17 @@ public final class EngineService implements AutoCloseable {
     dropLeftoverIntermediates();
   }
 
-  /** Prefix of the tables a job creates between its stages. */
-  public static final String INTERMEDIATE_PREFIX = "sss-tmp-";
+  /** How long an abort waits for the job's running stage to stop before it is acknowledged. */
+  static final long ABORT_WAIT_SECONDS = 10;
 
   /**
    * A node that starts cannot be part of a running job (its coordinator failed the job when the
-   * node went away), so tables between stages found at start are leftovers of failed jobs.
+   * node went away), so the job tables found at start are leftovers of failed jobs: only the
+   * engine can create names in that namespace, and a committed table no longer has one.
    */
   private void dropLeftoverIntermediates() {
     for (StoreTable t : store.tables()) {
-      if (t.name().startsWith(INTERMEDIATE_PREFIX)) {
+      if (JobTables.isJobTable(t.name())) {
         LOG.info("node {}: dropping {} left by a job that did not finish", nodeId, t.name());
         store.drop(t.name(), true);
       }
@@ -80,7 +84,7 @@ public final class EngineService implements AutoCloseable {
   /** True for the requests this service answers. */
   public static boolean handles(Request req) {
     return switch (req.getOpCase()) {
-      case RUN_STAGE, SHUFFLE_BATCH, ABORT_JOB, STAGE_PROGRESS, PUT_JAR, HAS_JAR -> true;
+      case RUN_STAGE, SHUFFLE_BATCH, ABORT_JOB, STAGE_PROGRESS, PUT_JAR, HAS_JAR, COMMIT_JOB -> true;
       default -> false;
     };
   }
@@ -96,12 +100,26 @@ public final class EngineService implements AutoCloseable {
         return runStage(req.getRunStage()).thenApply(r -> Frame.of(ok.setStageReport(r).build()));
       }
       case SHUFFLE_BATCH -> {
-        long n = receiver.write(req.getShuffleBatch(), body);
+        var batch = req.getShuffleBatch();
+        checkFenced(batch.getJobId(), batch.getTable());
+        long n = receiver.write(batch, body);
         return CompletableFuture.completedFuture(Frame.of(ok.setAck(Ack.newBuilder().setPairs(n)).build()));
       }
       case ABORT_JOB -> {
-        abort(req.getAbortJob().getJobId(), req.getAbortJob().getReason());
-        return CompletableFuture.completedFuture(Frame.of(ok.setAck(Ack.getDefaultInstance()).build()));
+        // answered once the job's stage here has stopped (or after a bounded wait): a
+        // coordinator that reports the job failed knows its tasks no longer run
+        return abort(req.getAbortJob().getJobId(), req.getAbortJob().getReason())
+            .handle((r, e) -> (Void) null) // a copy: the stage's own future must not be completed here
+            .completeOnTimeout(null, ABORT_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS)
+            .thenApply(v -> Frame.of(ok.setAck(Ack.getDefaultInstance()).build()));
+      }
+      case COMMIT_JOB -> {
+        String jobId = req.getCommitJob().getJobId();
+        if (abortedJobs.containsKey(jobId)) {
+          throw new StoreException(ErrorCode.JOB_ABORTED, "job " + jobId + " was aborted: " + abortedJobs.get(jobId));
+        }
+        int renamed = store.commit(jobId);
+        return CompletableFuture.completedFuture(Frame.of(ok.setAck(Ack.newBuilder().setPairs(renamed)).build()));
       }
       case STAGE_PROGRESS -> {
         StageExecution e = running.get(req.getStageProgress().getJobId());
@@ -120,26 +138,49 @@ public final class EngineService implements AutoCloseable {
     }
   }
 
+  /**
+   * Fencing: a job writes only into tables of its own namespace, and not at all once aborted
+   * here. A straggling task of a failed job therefore cannot reach a table that outlives it.
+   */
+  private void checkFenced(String jobId, String table) {
+    if (!JobTables.belongsTo(table, jobId)) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, "job " + jobId + " cannot write table '" + table
+          + "': a job writes only the tables it created (" + JobTables.PREFIX + jobId + "-...)");
+    }
+    if (abortedJobs.containsKey(jobId)) {
+      throw new StoreException(ErrorCode.JOB_ABORTED, "job " + jobId + " was aborted: " + abortedJobs.get(jobId));
+    }
+  }
+
   private CompletableFuture<StageReport> runStage(RunStage run) {
     String jobId = run.getJobId();
     StageSpec spec = run.getStage();
-    if (abortedJobs.containsKey(jobId)) {
-      return CompletableFuture.failedFuture(new StoreException(ErrorCode.JOB_ABORTED,
-          "job " + jobId + " was aborted: " + abortedJobs.get(jobId)));
+    try {
+      checkFenced(jobId, spec.getOutputTable());
+    } catch (StoreException e) {
+      return CompletableFuture.failedFuture(e);
     }
     StoreTable input = store.require(spec.getInputTable());
     StoreTable output = store.require(spec.getOutputTable());
     ClassLoader loader = jars.loader(spec.getJarHash());
     AtomicReference<Throwable> failure = new AtomicReference<>();
+    java.util.concurrent.atomic.AtomicBoolean aborted = new java.util.concurrent.atomic.AtomicBoolean();
     StageShuffle shuffle = new StageShuffle(jobId, spec.getOutputTable(), spec.getOutputMultiValued(), nodeId,
-        cluster.partitionMap(), output, peers, failure, sequence);
-    StageContext context = new StageContext(jobId, spec, nodeId, loader, input, shuffle, failure);
+        cluster.partitionMap(), output, peers, failure, sequence, maxValueBytes, aborted);
+    StageContext context = new StageContext(jobId, spec, nodeId, loader, input, shuffle, failure, aborted);
     List<Integer> partitions = cluster.partitionMap().partitionsOf(nodeId);
     int threads = spec.getThreads() > 0 ? spec.getThreads() : defaultThreads;
     StageExecution execution = new StageExecution(context, partitions, threads, readers, runners);
     if (running.putIfAbsent(jobId, execution) != null) {
       return CompletableFuture.failedFuture(new StoreException(ErrorCode.BAD_REQUEST,
           "job " + jobId + " already runs a stage on node " + nodeId));
+    }
+    String abortedMeanwhile = abortedJobs.get(jobId);
+    if (abortedMeanwhile != null) {
+      // an abort that came after the check above found nothing running: it must not be lost
+      running.remove(jobId, execution);
+      return CompletableFuture.failedFuture(new StoreException(ErrorCode.JOB_ABORTED,
+          "job " + jobId + " was aborted: " + abortedMeanwhile));
     }
     peers.warmUp(); // links open while the first tasks run, not after their last pair
     return execution.start()
@@ -153,20 +194,14 @@ public final class EngineService implements AutoCloseable {
   }
 
   /**
-   * The connection that ran a job's stages closed: its coordinator is gone (the client died or
-   * was cut off), so nobody will finish or clean up the job. Abort what runs of it here and
-   * drop its intermediate tables once the stage has stopped.
+   * The connection that coordinated these jobs closed: their coordinator is gone (the client
+   * died or was cut off, or simply closed after the jobs ended), so nobody will finish or clean
+   * up what is not committed. Abort them here: that stops what runs and drops their tables
+   * (a committed output no longer carries the job's name, so it stays).
    */
   public void coordinatorLost(java.util.Collection<String> jobIds) {
     for (String jobId : jobIds) {
-      abort(jobId, "its coordinator disconnected");
-      StageExecution e = running.get(jobId);
-      CompletableFuture<?> stopped = e == null ? CompletableFuture.completedFuture(null) : e.done();
-      // A table create the coordinator sent just before it went may still be queued: sweep
-      // again once such requests have run.
-      stopped.whenComplete((r, x) -> readers.execute(() -> dropIntermediates(jobId)));
-      CompletableFuture.delayedExecutor(2, java.util.concurrent.TimeUnit.SECONDS, readers)
-          .execute(() -> dropIntermediates(jobId));
+      readers.execute(() -> abort(jobId, "its coordinator disconnected"));
     }
   }
 
@@ -175,27 +210,28 @@ public final class EngineService implements AutoCloseable {
     return abortedJobs.containsKey(jobId);
   }
 
-  private void dropIntermediates(String jobId) {
-    String prefix = INTERMEDIATE_PREFIX + jobId + "-";
-    for (StoreTable t : store.tables()) {
-      if (t.name().startsWith(prefix)) {
-        LOG.info("node {}: dropping {} of job {} whose coordinator disconnected", nodeId, t.name(), jobId);
-        store.drop(t.name(), true);
-      }
+  /** Aborts the job here; completes when its running stage (if any) has stopped. */
+  private CompletableFuture<?> abort(String jobId, String reason) {
+    if (abortedJobs.size() >= MAX_ABORTED_JOBS) {
+      abortedJobs.clear(); // job tables of those jobs are gone: their names stay fenced anyway
     }
-  }
-
-  private void abort(String jobId, String reason) {
     abortedJobs.put(jobId, reason);
-    if (abortedJobs.size() > 10_000) {
-      abortedJobs.clear();
-    }
     StageExecution e = running.get(jobId);
     if (e != null) {
       LOG.info("node {}: aborting job {}: {}", nodeId, jobId, reason);
       e.abort(reason);
     }
+    // Dropping at once is safe with tasks still running: writes to a dropped table are refused,
+    // and open cursors keep reading their snapshot until the tasks see the abort.
+    int dropped = store.abandon(jobId);
+    if (dropped > 0) {
+      LOG.info("node {}: dropped {} table(s) of job {} ({})", nodeId, dropped, jobId, reason);
+    }
+    return e == null ? CompletableFuture.completedFuture(null) : e.done();
   }
+
+  /** Aborted jobs remembered, so that their late requests are refused. */
+  private static final int MAX_ABORTED_JOBS = 10_000;
 
   /** Maps a failure of a stage to the code and message the client sees. */
   public static Frame<Response> error(long id, Throwable e) {

@@ -1,7 +1,6 @@
 package org.sss.server.execution;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -10,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 import org.sss.core.api.Emitter;
 import org.sss.core.api.Mapper;
 import org.sss.core.api.Serde;
-import org.sss.core.cluster.PartitionMap;
+import org.sss.core.keys.StoredKeys;
 import org.sss.kvs.KeyRanges;
 import org.sss.kvs.StoreCursor;
 
@@ -63,7 +62,6 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
     BlockingQueue<List<byte[][]>> chunks = new ArrayBlockingQueue<>(CHUNKS_AHEAD);
     var reading = readers.submit(() -> read(chunks));
     boolean ok = false;
-    int suffix = spec.getInputMultiValued() ? ShuffleWriter.UNIQUIFIER_BYTES : 0;
     try {
       mapper.setup(stage.taskContext(partition));
       while (true) {
@@ -72,6 +70,11 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
           throw new StageAborted();
         }
         if (chunk == null) {
+          if (reading.isDone()) {
+            reading.get(); // the reader ended without its last chunk: it failed, say why
+            throw new ReadFailed("reading partition " + partition + " of table '" + spec.getInputTable()
+                + "' ended early on node " + stage.nodeId, null);
+          }
           continue;
         }
         if (chunk == END) {
@@ -80,7 +83,7 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
         for (byte[][] pair : chunk) {
           byte[] stored = pair[0];
           recordsIn.increment();
-          mapper.map(inKey.decodeKey(Arrays.copyOfRange(stored, PartitionMap.PREFIX_BYTES, stored.length - suffix)),
+          mapper.map(inKey.decodeKey(StoredKeys.encodedKey(stored, spec.getInputMultiValued())),
               inValue.decodeValue(pair[1]), emitter);
         }
       }
@@ -92,8 +95,11 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new StageAborted();
+    } catch (ReadFailed e) {
+      throw e;
     } catch (java.util.concurrent.ExecutionException e) {
-      throw new IllegalStateException("reading partition " + partition + " failed: " + e.getCause(), e.getCause());
+      throw new ReadFailed("reading partition " + partition + " of table '" + spec.getInputTable()
+          + "' failed on node " + stage.nodeId + ": " + e.getCause().getMessage(), e.getCause());
     } catch (Throwable e) {
       throw new UserCodeException(stage.where("map", partition), e);
     } finally {
@@ -102,6 +108,13 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
       if (!ok) {
         reading.cancel(true);
       }
+    }
+  }
+
+  /** The input could not be read: the engine's failure, not the mapper's. */
+  static final class ReadFailed extends RuntimeException {
+    ReadFailed(String message, Throwable cause) {
+      super(message, cause);
     }
   }
 

@@ -9,6 +9,7 @@ import org.sss.core.api.Emitter;
 import org.sss.core.api.Reducer;
 import org.sss.core.api.Serde;
 import org.sss.core.cluster.PartitionMap;
+import org.sss.core.keys.StoredKeys;
 import org.sss.kvs.KeyRanges;
 import org.sss.kvs.StoreCursor;
 
@@ -63,7 +64,7 @@ final class ReduceTask<K, VI, KO, VO> implements Runnable {
         throw new StageAborted();
       }
     };
-    int suffix = spec.getInputMultiValued() ? ShuffleWriter.UNIQUIFIER_BYTES : 0;
+    int suffix = StoredKeys.suffixBytes(spec.getInputMultiValued());
     List<byte[][]> ranges = new ArrayList<>();
     ranges.add(KeyRanges.partition(partition, new byte[0]));
     boolean ok = false;

@@ -3,6 +3,7 @@ package org.sss.server.execution;
 import io.netty.buffer.ByteBuf;
 import org.sss.core.api.Partitioner;
 import org.sss.core.cluster.PartitionMap;
+import org.sss.core.keys.StoredKeys;
 import org.sss.core.transport.Buffers;
 import org.sss.core.transport.PairBlock;
 import org.sss.kvs.PackedBatch;
@@ -20,7 +21,6 @@ import org.sss.kvs.PackedBatch;
  * values of one key are adjacent in a sorted scan, which is what the reduce stage reads.
  */
 final class ShuffleWriter implements PairWriter {
-  static final int UNIQUIFIER_BYTES = 10;
   private static final long SEQUENCE_BLOCK = 1 << 20;
 
   private final StageShuffle shuffle;
@@ -29,7 +29,7 @@ final class ShuffleWriter implements PairWriter {
   private final ByteBuf[] buffers;
   private final int[] counts;
   private PackedBatch local;
-  private final byte[] uniquifier = new byte[UNIQUIFIER_BYTES];
+  private final byte[] uniquifier = new byte[StoredKeys.UNIQUIFIER_BYTES];
   private long nextSequence;
   private long sequenceLimit;
 
@@ -44,6 +44,15 @@ final class ShuffleWriter implements PairWriter {
   /** Writes one pair; may block while the destination's send window is full. */
   @Override
   public void write(byte[] key, byte[] value) throws InterruptedException {
+    if (shuffle.stopping()) {
+      throw new StageAborted(); // a failed or aborted stage writes nothing more
+    }
+    if (Math.max(key.length, value.length) > shuffle.maxValueBytes) {
+      // the receiving node would refuse it; a pair for this node must not slip through either
+      throw new IllegalArgumentException("an emitted " + (key.length > value.length ? "key" : "value") + " of "
+          + Math.max(key.length, value.length) + " bytes exceeds the limit of " + shuffle.maxValueBytes
+          + " bytes (max.value.bytes)");
+    }
     int partition = partitioner.partition(key, map, shuffle.self);
     if (partition < 0 || partition >= map.partitions()) {
       throw new IllegalArgumentException("partitioner returned partition " + partition
@@ -51,7 +60,7 @@ final class ShuffleWriter implements PairWriter {
     }
     int node = map.ownerOf(partition);
     boolean mv = shuffle.multiValued;
-    int storedLength = PartitionMap.PREFIX_BYTES + key.length + (mv ? UNIQUIFIER_BYTES : 0);
+    int storedLength = PartitionMap.PREFIX_BYTES + key.length + (mv ? StoredKeys.UNIQUIFIER_BYTES : 0);
     shuffle.pairsShuffled.incrementAndGet();
     shuffle.bytesShuffled.addAndGet(key.length + value.length);
     if (node == shuffle.self) {
@@ -61,7 +70,7 @@ final class ShuffleWriter implements PairWriter {
       int suffixLength = 0;
       if (mv) {
         writeUniquifier(uniquifier, 0);
-        suffixLength = UNIQUIFIER_BYTES;
+        suffixLength = StoredKeys.UNIQUIFIER_BYTES;
       }
       local.put(partition, key, uniquifier, suffixLength, value);
       if (local.bytes() >= StageShuffle.BATCH_BYTES) {
@@ -95,13 +104,7 @@ final class ShuffleWriter implements PairWriter {
   }
 
   private void writeUniquifier(byte[] stored, int at) {
-    stored[at] = (byte) (shuffle.self >>> 8);
-    stored[at + 1] = (byte) shuffle.self;
-    long seq = sequence();
-    for (int i = 7; i >= 0; i--) {
-      stored[at + 2 + i] = (byte) seq;
-      seq >>>= 8;
-    }
+    StoredKeys.writeUniquifier(stored, at, shuffle.self, sequence());
   }
 
   /** Sequence numbers are reserved in blocks so that tasks do not contend on one counter. */

@@ -24,11 +24,12 @@ final class StageContext {
   final LongAdder recordsIn = new LongAdder();
   final LongAdder recordsOut = new LongAdder();
   final AtomicReference<Throwable> failure;
-  final AtomicBoolean aborted = new AtomicBoolean();
+  final AtomicBoolean aborted;
   volatile String abortReason = "";
 
   StageContext(String jobId, StageSpec spec, int nodeId, ClassLoader loader, StoreTable input,
-               StageShuffle shuffle, AtomicReference<Throwable> failure) {
+               StageShuffle shuffle, AtomicReference<Throwable> failure, AtomicBoolean aborted) {
+    this.aborted = aborted;
     this.jobId = jobId;
     this.spec = spec;
     this.nodeId = nodeId;

@@ -43,11 +43,17 @@ final class StageShuffle {
   private final Semaphore[] inFlight;
   private final AtomicReference<Throwable> failure;
   final AtomicLong sequence;
+  /** The largest key or value a receiving node accepts; local writes obey it too. */
+  final int maxValueBytes;
+  private final java.util.concurrent.atomic.AtomicBoolean aborted;
   final AtomicLong pairsShuffled = new AtomicLong();
   final AtomicLong bytesShuffled = new AtomicLong();
 
   StageShuffle(String jobId, String table, boolean multiValued, int self, PartitionMap map,
-               StoreTable localTable, PeerLinks peers, AtomicReference<Throwable> failure, AtomicLong sequence) {
+               StoreTable localTable, PeerLinks peers, AtomicReference<Throwable> failure, AtomicLong sequence,
+               int maxValueBytes, java.util.concurrent.atomic.AtomicBoolean aborted) {
+    this.maxValueBytes = maxValueBytes;
+    this.aborted = aborted;
     this.jobId = jobId;
     this.table = table;
     this.multiValued = multiValued;
@@ -95,5 +101,10 @@ final class StageShuffle {
 
   Throwable failure() {
     return failure.get();
+  }
+
+  /** True once the stage failed or was aborted: nothing more may be written. */
+  boolean stopping() {
+    return failure.get() != null || aborted.get();
   }
 }

@@ -6,6 +6,7 @@ import io.netty.buffer.ByteBufAllocator;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import org.sss.core.cluster.JobTables;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.core.proto.Ack;
 import org.sss.core.proto.CountResult;
@@ -33,12 +34,14 @@ public final class KvsService {
   private final PartitionMap partitionMap;
   private final int nodeId;
   private final int maxValueBytes;
+  private final MultiValued multiValued;
 
   public KvsService(NodeStore store, PartitionMap partitionMap, int nodeId, int maxValueBytes) {
     this.store = store;
     this.partitionMap = partitionMap;
     this.nodeId = nodeId;
     this.maxValueBytes = maxValueBytes;
+    this.multiValued = new MultiValued();
   }
 
   public NodeStore store() {
@@ -51,8 +54,14 @@ public final class KvsService {
     switch (req.getOpCase()) {
       case CREATE_TABLE -> {
         var c = req.getCreateTable();
-        StoreTable t = c.getReplace() ? store.replace(c.getTable(), c.getOptions())
-            : store.create(c.getTable(), c.getOptions(), c.getIfAbsent());
+        checkNamespace(c);
+        StoreTable t;
+        if (!c.getJobId().isEmpty()) {
+          t = store.createForJob(c.getJobId(), c.getTable(), c.getOptions(), c.getCommitAs(), c.getCommitReplaces());
+        } else {
+          t = c.getReplace() ? store.replace(c.getTable(), c.getOptions())
+              : store.create(c.getTable(), c.getOptions(), c.getIfAbsent());
+        }
         return Frame.of(ok.setTable(t.info()).build());
       }
       case DROP_TABLE -> {
@@ -74,10 +83,21 @@ public final class KvsService {
         return Frame.of(ok.setAck(Ack.newBuilder().setPairs(n)).build());
       }
       case GET -> {
-        byte[] v = store.require(req.getGet().getTable()).get(checkKey(req.getGet().getKey().toByteArray()));
-        GetResult.Builder g = GetResult.newBuilder().setFound(v != null);
-        if (v != null) {
-          g.setValue(ByteString.copyFrom(v));
+        StoreTable t = store.require(req.getGet().getTable());
+        byte[] key = checkKey(req.getGet().getKey().toByteArray());
+        GetResult.Builder g = GetResult.newBuilder();
+        if (t.options().getMultiValued()) {
+          List<byte[]> values = MultiValued.values(t, key);
+          values.forEach(v -> g.addValues(ByteString.copyFrom(v)));
+          if (!values.isEmpty()) {
+            g.setFound(true).setValue(g.getValues(0));
+          }
+        } else {
+          byte[] v = t.get(key);
+          g.setFound(v != null);
+          if (v != null) {
+            g.setValue(ByteString.copyFrom(v));
+          }
         }
         return Frame.of(ok.setGet(g).build());
       }
@@ -87,7 +107,8 @@ public final class KvsService {
       case DELETE -> {
         StoreTable t = store.require(req.getDelete().getTable());
         List<byte[]> keys = readKeys(body, req.getDelete().getKeyCount());
-        t.delete(keys);
+        keys.forEach(this::checkKey);
+        t.delete(t.options().getMultiValued() ? MultiValued.storedKeys(t, keys) : keys);
         return Frame.of(ok.setAck(Ack.newBuilder().setPairs(keys.size())).build());
       }
       case SCAN_OPEN -> {
@@ -107,6 +128,28 @@ public final class KvsService {
       default -> throw new StoreException(ErrorCode.BAD_REQUEST, "unknown operation " + req.getOpCase());
     }
   }
+
+  /**
+   * The engine's namespace ({@link JobTables}) is the engine's: a name in it is created only by
+   * the job it names, and a job creates only names in it. So a user's table is never taken for
+   * a job's leftover and dropped, and a job's cleanup never drops a user's table.
+   */
+  private static void checkNamespace(org.sss.core.proto.CreateTable c) {
+    String job = c.getJobId();
+    if (!job.isEmpty() && !JOB_ID.matcher(job).matches()) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, "illegal job id '" + job + "'");
+    }
+    if (JobTables.isJobTable(c.getTable()) && !JobTables.belongsTo(c.getTable(), job)) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, "table names starting with '" + JobTables.PREFIX
+          + "' are reserved for the engine's own tables: choose another name for '" + c.getTable() + "'");
+    }
+    if (!job.isEmpty() && !JobTables.belongsTo(c.getTable(), job)) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, "job " + job + " may create only tables named "
+          + JobTables.PREFIX + job + "-..., not '" + c.getTable() + "'");
+    }
+  }
+
+  private static final java.util.regex.Pattern JOB_ID = java.util.regex.Pattern.compile("[A-Za-z0-9]{1,64}");
 
   /**
    * Validates the whole batch before writing any of it, so that a refused batch leaves nothing
@@ -139,7 +182,10 @@ public final class KvsService {
           + " pairs but carried " + pairs);
     }
     try (StoreTable.Batch b = t.newBatch()) {
-      if (body.isDirect() && body.nioBufferCount() == 1) {
+      if (t.options().getMultiValued()) {
+        // each value is a value of its own: the key gets a uniquifier, as shuffled pairs do
+        PairBlock.forEach(body.duplicate(), (k, v) -> b.put(multiValued.withUniquifier(k), v));
+      } else if (body.isDirect() && body.nioBufferCount() == 1) {
         ByteBuffer nio = body.nioBuffer(body.readerIndex(), body.readableBytes());
         ByteBuffer key = nio.duplicate();
         ByteBuffer value = nio.duplicate();

@@ -39,6 +39,13 @@ import org.sss.server.store.ScanRegistry;
  * garbage) gets one connection-level error (id 0) and the connection is closed, since the byte
  * stream can no longer be trusted. Neither affects other connections.
  *
+ * <h2>Order</h2>
+ * Requests run in parallel on the worker pool, except writes (put batches, deletes, shuffle
+ * batches): those of one connection run one after another, in the order they arrived, on a
+ * sequential lane over the same pool. A writer that keeps several batches in flight (a
+ * {@code BulkWriter}, a stage's shuffle) thus sees its later write of a key win over its
+ * earlier one, as it would with one request at a time; pipelining still hides the round trips.
+ *
  * <h2>Backpressure</h2>
  * Requests run on the worker pool; when more than {@link #MAX_IN_FLIGHT} of this connection's
  * requests are running or queued, the connection stops reading until some finish. Open scans
@@ -56,6 +63,8 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
   private final EngineService engine;
   private final Executor workers;
   private final ScanRegistry scans;
+  /** Runs this connection's writes one at a time, in arrival order (see the class comment). */
+  private final Executor writeLane;
   private final AtomicInteger inFlight = new AtomicInteger();
   /** Jobs whose stages this connection started: it is their coordinator. */
   private final java.util.Set<String> coordinatedJobs = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -70,6 +79,15 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
     this.engine = engine;
     this.workers = workers;
     this.scans = new ScanRegistry(workers);
+    this.writeLane = com.google.common.util.concurrent.MoreExecutors.newSequentialExecutor(workers);
+  }
+
+  /** Writes whose order a writer depends on. */
+  private static boolean ordered(Request req) {
+    return switch (req.getOpCase()) {
+      case PUT_BATCH, DELETE, SHUFFLE_BATCH -> true;
+      default -> false;
+    };
   }
 
   @Override
@@ -108,7 +126,7 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
       ctx.channel().config().setAutoRead(false);
     }
     try {
-      workers.execute(() -> run(ctx, frame));
+      (ordered(req) ? writeLane : workers).execute(() -> run(ctx, frame));
     } catch (RejectedExecutionException e) {
       frame.release();
       finished(ctx);
@@ -128,14 +146,9 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
     }
   }
 
-  /** The job whose intermediate table a CreateTable names, or null. */
+  /** The job a CreateTable creates a table for, or null. */
   private static String intermediateJobOf(Request req) {
-    if (req.hasCreateTable() && req.getCreateTable().getTable().startsWith(EngineService.INTERMEDIATE_PREFIX)) {
-      String rest = req.getCreateTable().getTable().substring(EngineService.INTERMEDIATE_PREFIX.length());
-      int dash = rest.lastIndexOf('-');
-      return dash > 0 ? rest.substring(0, dash) : null;
-    }
-    return null;
+    return req.hasCreateTable() && !req.getCreateTable().getJobId().isEmpty() ? req.getCreateTable().getJobId() : null;
   }
 
   private void run(ChannelHandlerContext ctx, Frame<Request> frame) {
