@@ -118,7 +118,7 @@ public final class SssClient implements AutoCloseable {
       }
     }
     if (exists == spec.nodeCount()) {
-      throw new SssException(ErrorCode.TABLE_EXISTS, "table '" + table + "' already exists");
+      throw NodeChannels.unwrap(errors.get(0)); // the node's words: it exists, or a job is writing it
     }
     if (exists > 0) {
       // a node kept the table from an interrupted create or drop: complete the create

@@ -201,7 +201,11 @@ public final class EngineService implements AutoCloseable {
    */
   public void coordinatorLost(java.util.Collection<String> jobIds) {
     for (String jobId : jobIds) {
-      readers.execute(() -> abort(jobId, "its coordinator disconnected"));
+      try {
+        readers.execute(() -> abort(jobId, "its coordinator disconnected"));
+      } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+        return; // the node is stopping: its next start drops what jobs left
+      }
     }
   }
 
