@@ -23,10 +23,11 @@ import org.sss.core.api.Serde;
  *     .build();
  * }</pre>
  *
- * Tables between stages are created for the run (multi-valued, WAL off, no compaction) and
- * dropped when it ends, unless {@link Builder#keepIntermediate()} asks otherwise. A map stage
- * whose output feeds a reduce stage keeps every value of a key; the job's output keeps one
- * value per key (the last written) unless {@link Builder#multiValuedOutput()}. A job may start
+ * Tables between stages are created for the run (multi-valued: every emitted value reaches the
+ * next stage; WAL off, no compaction) and dropped when it ends, unless
+ * {@link Builder#keepIntermediate()} asks otherwise. The job's output keeps one value per key
+ * (the last written) unless {@link Builder#multiValuedOutput()}; it appears when the job
+ * commits, after its last stage, whole, and not at all when the job fails. A job may start
  * with a reduce stage over an existing multi-valued table (a reduce-only job), or consist of
  * map stages only.
  */
@@ -156,7 +157,10 @@ public final class Job {
       return this;
     }
 
-    /** Replace the output table if it exists (default: fail, as Hadoop does for output dirs). */
+    /**
+     * Replace the output table if it exists (default: fail, as Hadoop does for output dirs).
+     * The old table is replaced when the job commits; a job that fails leaves it as it was.
+     */
     public Builder overwrite() {
       this.overwrite = true;
       return this;
@@ -172,7 +176,11 @@ public final class Job {
       return this;
     }
 
-    /** Keep the tables between stages after the job (their names are in the result). */
+    /**
+     * Keep the tables between stages after the job, as {@code <output>.stage<i>} (their names
+     * are in the result): multi-valued tables that a reduce-only job can read. Like the output,
+     * they appear when the job commits, and must not exist unless {@link #overwrite()}.
+     */
     public Builder keepIntermediate() {
       this.keepIntermediate = true;
       return this;
