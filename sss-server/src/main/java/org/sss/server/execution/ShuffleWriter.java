@@ -136,9 +136,17 @@ final class ShuffleWriter implements PairWriter {
 
   /** Writes and sends everything buffered. Acknowledgements are awaited by the stage. */
   void finish() throws InterruptedException {
-    commitLocal();
-    for (int node = 0; node < buffers.length; node++) {
-      sendBuffer(node);
+    boolean ok = false;
+    try {
+      commitLocal();
+      for (int node = 0; node < buffers.length; node++) {
+        sendBuffer(node);
+      }
+      ok = true;
+    } finally {
+      if (!ok) {
+        discard(); // a table dropped meanwhile (the job was aborted): give the buffers back
+      }
     }
   }
 

@@ -72,9 +72,23 @@ final class StageShuffle {
   /** Sends a packed batch to {@code node}; blocks while its window is full. Takes the buffer. */
   void send(int node, ByteBuf batch, int pairs) throws InterruptedException {
     Semaphore window = inFlight[node];
-    window.acquire();
     try {
-      peers.get(node).call(Request.newBuilder().setShuffleBatch(ShuffleBatch.newBuilder()
+      window.acquire();
+    } catch (InterruptedException e) {
+      batch.release();
+      throw e;
+    }
+    org.sss.core.transport.Connection link;
+    try {
+      link = peers.get(node);
+    } catch (RuntimeException e) {
+      window.release();
+      batch.release();
+      failure.compareAndSet(null, e);
+      throw e;
+    }
+    try {
+      link.call(Request.newBuilder().setShuffleBatch(ShuffleBatch.newBuilder()
           .setJobId(jobId).setTable(table).setPairCount(pairs).setSourceNode(self)), batch,
           PeerLinks.SHUFFLE_TIMEOUT).whenComplete((r, e) -> {
             window.release();
