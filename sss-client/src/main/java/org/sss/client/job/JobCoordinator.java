@@ -92,7 +92,7 @@ final class JobCoordinator implements Runnable {
     try {
       result.complete(execute(start));
     } catch (Throwable e) {
-      cleanUp();
+      cleanUp(e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse(""));
       result.completeExceptionally(e instanceof JobFailedException ? e
           : new JobFailedException(e instanceof SssException s ? s.code() : ErrorCode.INTERNAL,
               "job " + job.name + " (" + jobId + ") failed: " + e.getMessage(), e));
@@ -442,31 +442,11 @@ final class JobCoordinator implements Runnable {
         + cause.getMessage(), cause);
   }
 
-  /** Aborts the job on every node, waits a bounded time for them to stop, and throws. */
+  /**
+   * Fails the stage: the answers still to come are released as they arrive, and the failure
+   * goes to {@link #run}, whose clean-up aborts the job everywhere and waits for it to stop.
+   */
   private void fail(JobFailedException failure, List<CompletableFuture<Frame<Response>>> futures) {
-    for (int node = 0; node < channels.spec().nodeCount(); node++) {
-      var connection = channels.connectedOrNull(node);
-      if (connection == null) {
-        continue; // a lost node has nothing to abort, and reconnecting would only delay the failure
-      }
-      try {
-        connection.call(Request.newBuilder().setAbortJob(AbortJob.newBuilder()
-            .setJobId(jobId).setReason(failure.getMessage().lines().findFirst().orElse(""))), null, LIVENESS_TIMEOUT)
-            .whenComplete((r, e) -> {
-              if (r != null) {
-                r.release();
-              }
-            });
-      } catch (RuntimeException unreachable) {
-        // a lost node has nothing to abort
-      }
-    }
-    try {
-      CompletableFuture.allOf(futures.toArray(new CompletableFuture[0])).get(LIVENESS_TIMEOUT.toMillis(),
-          TimeUnit.MILLISECONDS);
-    } catch (Exception ignored) {
-      // failed or slow nodes: clean up regardless
-    }
     for (CompletableFuture<Frame<Response>> f : futures) {
       f.thenAccept(Frame::release);
     }
@@ -478,13 +458,13 @@ final class JobCoordinator implements Runnable {
    * the names it reserved and drops its tables there, and waits (bounded) for the answers. A
    * node that cannot be reached drops the job's tables when it starts again.
    */
-  private void cleanUp() {
+  private void cleanUp(String reason) {
     List<CompletableFuture<Frame<Response>>> aborts = new ArrayList<>();
     for (int node = 0; node < channels.spec().nodeCount(); node++) {
       var connection = channels.connectedOrNull(node);
       if (connection != null) {
         aborts.add(connection.call(Request.newBuilder().setAbortJob(AbortJob.newBuilder()
-            .setJobId(jobId).setReason("the job failed")), null, LIVENESS_TIMEOUT.plusSeconds(5)));
+            .setJobId(jobId).setReason(reason)), null, LIVENESS_TIMEOUT.plusSeconds(5)));
       }
     }
     for (CompletableFuture<Frame<Response>> a : aborts) {
