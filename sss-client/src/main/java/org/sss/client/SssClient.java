@@ -89,6 +89,20 @@ public final class SssClient implements AutoCloseable {
     return spec;
   }
 
+  /**
+   * Asks one node to stop: it stops accepting connections, flushes every table, answers, and
+   * exits. Returns the number of tables it flushed.
+   */
+  public long stopNode(int node) {
+    Frame<Response> r = NodeChannels.await(channels.get(node).call(Request.newBuilder()
+        .setStopNode(org.sss.core.proto.StopNode.getDefaultInstance())), timeout);
+    try {
+      return r.header().getAck().getPairs();
+    } finally {
+      r.release();
+    }
+  }
+
   /** Checks that every node answers and accepts the secret. */
   public void ping() {
     for (int n = 0; n < spec.nodeCount(); n++) {

@@ -23,6 +23,7 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
+import org.sss.core.cluster.JobTables;
 import org.sss.core.proto.Compression;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.TableOptions;
@@ -414,7 +415,7 @@ public final class NodeStore implements AutoCloseable {
       reserved.values().removeIf(r -> r.jobId().equals(jobId));
       int dropped = 0;
       for (String name : new ArrayList<>(tables.keySet())) {
-        if (org.sss.core.cluster.JobTables.belongsTo(name, jobId)) {
+        if (JobTables.belongsTo(name, jobId)) {
           drop(name, true);
           dropped++;
         }
@@ -545,8 +546,55 @@ public final class NodeStore implements AutoCloseable {
     return dir;
   }
 
+  /**
+   * Writes every user table's memtables to disk and waits for it: what a stop does first, so
+   * that tables without a WAL keep every acknowledged write. Tables between stages (gathered
+   * runs) are left alone: a stopping node fails their job, and its next start drops them.
+   *
+   * @return the tables flushed
+   */
+  public int flushAll() {
+    int n = 0;
+    for (StoreTable t : tables()) {
+      if (JobTables.isJobTable(t.name()) && t.options().getDisableWal()) {
+        continue;
+      }
+      try {
+        t.flush();
+        n++;
+      } catch (StoreException e) {
+        if (e.code() != ErrorCode.NO_SUCH_TABLE) {
+          throw e;
+        }
+        // dropped meanwhile: nothing to keep
+      }
+    }
+    return n;
+  }
+
+  /** Flushes every user table, then closes the database. */
   @Override
   public void close() {
+    closeFlushed();
+  }
+
+  /**
+   * Flushes every user table ({@link #flushAll}), then closes the database.
+   *
+   * @return the tables flushed
+   */
+  public int closeFlushed() {
+    int flushed = 0;
+    try {
+      flushed = flushAll();
+    } catch (StoreException e) {
+      org.slf4j.LoggerFactory.getLogger(NodeStore.class).error("flushing before close failed: {}", e.getMessage());
+    }
+    closeDatabase();
+    return flushed;
+  }
+
+  private void closeDatabase() {
     synchronized (ddlLock) {
       spares.close();
       background.shutdown();

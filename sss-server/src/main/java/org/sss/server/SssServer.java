@@ -42,10 +42,14 @@ public final class SssServer implements AutoCloseable {
   private final ExecutorService workers;
   private final Channel listener;
   private final EngineService engine;
+  private final NodeLock lock;
+  private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+  private final java.util.concurrent.CountDownLatch closedFully = new java.util.concurrent.CountDownLatch(1);
 
-  private SssServer(NodeConfig config, NodeStore store, EngineService engine, EventLoopGroup boss, EventLoopGroup io,
-                    ExecutorService workers, Channel listener) {
+  private SssServer(NodeConfig config, NodeLock lock, NodeStore store, EngineService engine, EventLoopGroup boss,
+                    EventLoopGroup io, ExecutorService workers, Channel listener) {
     this.config = config;
+    this.lock = lock;
     this.store = store;
     this.engine = engine;
     this.boss = boss;
@@ -65,7 +69,20 @@ public final class SssServer implements AutoCloseable {
           + " without a cluster secret; set secret= in the cluster file");
     }
     SslContext ssl = tls(config);
-    NodeStore store = NodeStore.open(config.dataDir());
+    NodeLock lock;
+    try {
+      lock = NodeLock.acquire(config.dataDir(), config.nodeId());
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("node " + config.nodeId() + ": cannot lock " + config.dataDir() + ": "
+          + e.getMessage(), e);
+    }
+    NodeStore store;
+    try {
+      store = NodeStore.open(config.dataDir());
+    } catch (RuntimeException e) {
+      lock.close();
+      throw e;
+    }
     KvsService kvs = new KvsService(store, config.cluster().partitionMap(), config.nodeId(),
         config.maxValueBytes());
     EngineService engine = new EngineService(store, config.cluster(), config.nodeId(), config.workerThreads(),
@@ -76,6 +93,19 @@ public final class SssServer implements AutoCloseable {
     EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("sss-node" + config.nodeId() + "-accept", true));
     EventLoopGroup io = new NioEventLoopGroup(2, new DefaultThreadFactory("sss-node" + config.nodeId() + "-io", true));
     String secret = config.cluster().secret();
+    java.util.concurrent.atomic.AtomicReference<SssServer> self = new java.util.concurrent.atomic.AtomicReference<>();
+    ConnectionHandler.NodeStopper stopRequested = new ConnectionHandler.NodeStopper() {
+      @Override
+      public int stopAcceptingAndFlush() {
+        return self.get().stopAcceptingAndFlush();
+      }
+
+      @Override
+      public void closeSoon() {
+        Thread closer = new Thread(self.get()::close, "sss-stop");
+        closer.start(); // not a daemon: the process ends once it is done
+      }
+    };
     try {
       Channel ch = new ServerBootstrap()
           .group(boss, io)
@@ -92,18 +122,22 @@ public final class SssServer implements AutoCloseable {
                 c.pipeline().addLast("tls", ssl.newHandler(c.alloc()));
               }
               Pipelines.addFraming(c.pipeline(), Request.parser(), config.maxFrameBytes());
-              c.pipeline().addLast("node", new ConnectionHandler(secret, config.nodeId(), kvs, engine, workers));
+              c.pipeline().addLast("node", new ConnectionHandler(secret, config.nodeId(), kvs, engine, workers,
+                  stopRequested));
             }
           })
           .bind(new InetSocketAddress(host, config.port())).sync().channel();
       LOG.info("node {} listening on {}:{}, data in {}", config.nodeId(), host, config.port(), config.dataDir());
-      return new SssServer(config, store, engine, boss, io, workers, ch);
+      SssServer server = new SssServer(config, lock, store, engine, boss, io, workers, ch);
+      self.set(server);
+      return server;
     } catch (RuntimeException | InterruptedException e) {
       boss.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       io.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       workers.shutdownNow();
       engine.close();
       store.close();
+      lock.close();
       throw e;
     }
   }
@@ -146,13 +180,30 @@ public final class SssServer implements AutoCloseable {
     return ((InetSocketAddress) listener.localAddress()).getPort();
   }
 
-  /** Blocks until the server is closed. */
+  /** Blocks until the server is closed (its store closed and its lock released). */
   public void awaitClose() throws InterruptedException {
-    listener.closeFuture().sync();
+    closedFully.await();
   }
 
+  /**
+   * The first half of a {@code StopNode} request: no new connections, every table flushed. The
+   * request is answered after this, so its sender knows the data is on disk; then the node closes.
+   *
+   * @return the tables flushed
+   */
+  int stopAcceptingAndFlush() {
+    listener.close().awaitUninterruptibly();
+    int flushed = store.flushAll();
+    LOG.info("node {}: stop requested; {} table(s) flushed", config.nodeId(), flushed);
+    return flushed;
+  }
+
+  /** Closes the node: connections, running jobs, then the store (flushed) and the node's lock. Idempotent. */
   @Override
   public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
     listener.close().awaitUninterruptibly();
     engine.close();
     io.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
@@ -163,7 +214,9 @@ public final class SssServer implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    store.close();
-    LOG.info("node {} stopped", config.nodeId());
+    int flushed = store.closeFlushed();
+    lock.close();
+    LOG.info("node {} stopped ({} table(s) flushed)", config.nodeId(), flushed);
+    closedFully.countDown();
   }
 }

@@ -1,6 +1,7 @@
 package org.sss.client.cli;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.sss.client.cluster.LocalProcessCluster;
 import picocli.CommandLine.Command;
@@ -14,10 +15,11 @@ final class ClusterCommand {
 
   @Command(name = "start", mixinStandardHelpOptions = true,
       description = "Start N server processes on 127.0.0.1 and write DIR/cluster.properties; "
-          + "on an existing DIR, restart the stopped nodes with their data. Returns when all answer.")
+          + "on an existing DIR, start exactly the nodes that do not run, with their data. Returns when all answer; "
+          + "a node that fails to start is named with what it logged, and nodes that ran before keep running.")
   static final class Start implements Callable<Integer> {
-    @Option(names = "--nodes", paramLabel = "N", defaultValue = "3", description = "nodes of a new cluster")
-    int nodes;
+    @Option(names = "--nodes", paramLabel = "N", description = "nodes of a new cluster (default: 3)")
+    Integer nodes;
 
     @Option(names = "--dir", paramLabel = "DIR", required = true, description = "the cluster's directory")
     Path dir;
@@ -26,12 +28,18 @@ final class ClusterCommand {
         description = "partitions of a new cluster (default: 8 per node)")
     int partitions;
 
-    @Option(names = "--heap", defaultValue = "1g", description = "-Xmx of each server (default: ${DEFAULT-VALUE})")
+    @Option(names = "--heap", description = "-Xmx of each server started (default: the node's last, else 1g)")
     String heap;
 
     @Override
     public Integer call() throws Exception {
-      LocalProcessCluster c = LocalProcessCluster.start(dir, nodes, partitions, heap);
+      if (nodes != null && nodes < 1) {
+        throw new IllegalArgumentException("--nodes must be at least 1, not " + nodes);
+      }
+      if (partitions < 0) {
+        throw new IllegalArgumentException("--partitions must be positive, not " + partitions);
+      }
+      LocalProcessCluster c = LocalProcessCluster.start(dir, nodes == null ? 0 : nodes, partitions, heap);
       for (int i = 0; i < c.spec().nodeCount(); i++) {
         System.out.printf("node %d  %s  pid %d%n", i, c.spec().node(i).hostPort(), c.pid(i).orElse(-1L));
       }
@@ -40,16 +48,20 @@ final class ClusterCommand {
     }
   }
 
-  @Command(name = "stop", mixinStandardHelpOptions = true, description = "Stop the cluster in DIR.")
+  @Command(name = "stop", mixinStandardHelpOptions = true,
+      description = "Stop the nodes of the cluster in DIR: each is asked to flush every table and exit; "
+          + "one that does not answer gets SIGTERM, then SIGKILL after 15 s (said per node).")
   static final class Stop implements Callable<Integer> {
     @Option(names = "--dir", paramLabel = "DIR", required = true, description = "the cluster's directory")
     Path dir;
 
     @Override
     public Integer call() throws Exception {
-      LocalProcessCluster.attach(dir).stopAll();
-      System.out.println("stopped");
-      return 0;
+      List<String> report = LocalProcessCluster.attach(dir).stop();
+      report.forEach(System.out::println);
+      boolean allStopped = report.stream().noneMatch(line -> line.contains("NOT STOPPED"));
+      System.out.println(allStopped ? "stopped" : "some nodes are still running");
+      return allStopped ? 0 : 1;
     }
   }
 }

@@ -9,7 +9,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
 import java.util.Properties;
 import org.sss.client.SssClient;
 import org.sss.core.cluster.ClusterSpec;
@@ -23,19 +27,37 @@ import org.sss.core.transport.Auth;
  * <pre>
  *   DIR/cluster.properties        the cluster file clients use (--cluster DIR/cluster.properties)
  *   DIR/node-i/node.properties    node i's config
- *   DIR/node-i/data/              node i's store
+ *   DIR/node-i/launch.properties  how node i is started (its heap), reused by later starts
+ *   DIR/node-i/data/              node i's store; data/node.lock is held while the node runs
  *   DIR/node-i/server.log         node i's output
- *   DIR/node-i/pid                node i's process id while it runs
  * </pre>
  *
- * Starting on a directory that already holds a cluster restarts the nodes that are not
- * running, with their data. Server processes run {@code org.sss.server.ServerMain} with the
- * class path in the system property {@code sss.server.classpath} (set by {@code bin/sss}), or
- * this JVM's class path.
+ * <h2>Knowing a node runs</h2>
+ * A node runs while a process holds its data directory's lock ({@link NodeLockProbe}); it is
+ * up when it also answers an authenticated connection as the node the cluster file names. A
+ * lock held by a node that does not answer is a node starting or a process still being torn
+ * down (after {@code kill -9} the kernel may need a moment): a start waits for either. Nothing
+ * is decided from a pid file or a clock.
+ *
+ * <h2>Start and stop</h2>
+ * Starting on a directory that already holds a cluster starts exactly the nodes that do not
+ * run, with their data; a failed start stops only the processes it launched and names the node
+ * with the lines it logged. Stopping asks each node to stop over the wire ({@code StopNode}: it
+ * flushes every table, answers, and exits), and waits until its lock is released; only a node
+ * that does not answer gets a signal, sent to the process the kernel names as the lock's holder
+ * (SIGTERM, then SIGKILL after 15 s, said per node with what may be lost).
+ *
+ * <p>Server processes run {@code org.sss.server.ServerMain} with the class path in the system
+ * property {@code sss.server.classpath} (set by {@code bin/sss}), or this JVM's class path.
  */
 public final class LocalProcessCluster implements SssCluster {
   private static final String SERVER_MAIN = "org.sss.server.ServerMain";
   private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+  /** How long a held lock may go unanswered before a start gives up on it. */
+  private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(30);
+  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
+  private static final Duration TERM_GRACE = Duration.ofSeconds(15);
+  private static final String DEFAULT_HEAP = "1g";
 
   private final Path dir;
   private final ClusterSpec spec;
@@ -48,39 +70,57 @@ public final class LocalProcessCluster implements SssCluster {
   /**
    * Starts (or restarts) a cluster in {@code dir} and returns when every node answers.
    *
-   * @param nodes      node count for a new cluster (ignored when {@code dir} holds one)
-   * @param partitions partition count for a new cluster; 0 for 8 per node
-   * @param heap       -Xmx of each server, e.g. "1g"
+   * @param nodes      node count for a new cluster; 0 to take the existing cluster's (a
+   *                   different count for an existing cluster is refused)
+   * @param partitions partition count for a new cluster; 0 for 8 per node (likewise)
+   * @param heap       -Xmx of each server started, e.g. "1g"; null for the node's last (default 1g)
    */
   public static LocalProcessCluster start(Path dir, int nodes, int partitions, String heap) throws IOException {
     Path clusterFile = dir.resolve("cluster.properties");
     ClusterSpec spec;
     if (Files.exists(clusterFile)) {
       spec = ClusterSpec.load(clusterFile);
-    } else {
-      if (nodes < 1) {
-        throw new IllegalArgumentException("--nodes must be at least 1");
+      if (nodes > 0 && nodes != spec.nodeCount()) {
+        throw new IllegalArgumentException(dir + " holds a cluster of " + spec.nodeCount() + " nodes; --nodes "
+            + nodes + " cannot change it (start without --nodes, or use a new --dir)");
       }
+      if (partitions > 0 && partitions != spec.partitionMap().partitions()) {
+        throw new IllegalArgumentException(dir + " holds a cluster of " + spec.partitionMap().partitions()
+            + " partitions; --partitions " + partitions + " cannot change it");
+      }
+    } else {
+      int n = nodes > 0 ? nodes : 3;
       Files.createDirectories(dir);
-      List<Integer> ports = FreePorts.pick(nodes);
+      List<Integer> ports = FreePorts.pick(n);
       List<NodeAddress> addresses = new ArrayList<>();
-      for (int i = 0; i < nodes; i++) {
+      for (int i = 0; i < n; i++) {
         addresses.add(new NodeAddress(i, "127.0.0.1", ports.get(i)));
       }
       spec = ClusterSpec.of(addresses, partitions > 0 ? partitions
-          : nodes * ClusterSpec.DEFAULT_PARTITIONS_PER_NODE, Auth.randomSecret());
+          : n * ClusterSpec.DEFAULT_PARTITIONS_PER_NODE, Auth.randomSecret());
       spec.save(clusterFile);
     }
     LocalProcessCluster cluster = new LocalProcessCluster(dir, spec);
-    for (int i = 0; i < spec.nodeCount(); i++) {
-      if (cluster.pid(i).isEmpty()) {
-        cluster.launch(i, heap);
-      }
-    }
+    Map<Integer, Launched> launched = new LinkedHashMap<>();
     try {
-      cluster.awaitAll();
+      for (int i = 0; i < spec.nodeCount(); i++) {
+        if (!cluster.awaitSettled(i)) {
+          launched.put(i, cluster.launch(i, heap));
+        }
+      }
+      cluster.awaitUp(launched);
     } catch (IOException | RuntimeException e) {
-      cluster.stopAll(); // no half-started cluster left behind
+      // nodes that ran before this start keep running; only what it launched is stopped
+      for (Launched l : launched.values()) {
+        l.process.destroy();
+      }
+      for (Launched l : launched.values()) {
+        try {
+          l.process.onExit().get(TERM_GRACE.toSeconds(), TimeUnit.SECONDS);
+        } catch (Exception notYet) {
+          l.process.destroyForcibly();
+        }
+      }
       throw e;
     }
     return cluster;
@@ -104,28 +144,58 @@ public final class LocalProcessCluster implements SssCluster {
     return dir.resolve("node-" + node);
   }
 
-  /** The node's process id if it is running. */
+  private NodeLockProbe lock(int node) {
+    return new NodeLockProbe(nodeDir(node).resolve("data"));
+  }
+
+  /** The process of a running node, as the kernel names its lock's holder. */
   public Optional<Long> pid(int node) {
-    Path pidFile = nodeDir(node).resolve("pid");
-    try {
-      if (!Files.exists(pidFile)) {
-        return Optional.empty();
-      }
-      long pid = Long.parseLong(Files.readString(pidFile).trim());
-      Instant written = Files.getLastModifiedTime(pidFile).toInstant();
-      // A pid file outlives its process; the pid may since belong to another process. Ours
-      // started just before its pid file was written.
-      return ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
-          .filter(h -> h.info().startInstant()
-              .map(s -> !s.isAfter(written.plusSeconds(5)) && s.isAfter(written.minusSeconds(120)))
-              .orElse(true))
-          .map(ProcessHandle::pid);
-    } catch (IOException | NumberFormatException e) {
-      return Optional.empty();
+    OptionalLong pid = lock(node).holder();
+    return pid.isPresent() ? Optional.of(pid.getAsLong()) : Optional.empty();
+  }
+
+  /** True when the node answers an authenticated connection as itself. */
+  public boolean answers(int node) {
+    try (SssClient c = SssClient.connect(spec)) {
+      c.channels().get(node);
+      return true;
+    } catch (RuntimeException e) {
+      return false;
     }
   }
 
-  private void launch(int node, String heap) throws IOException {
+  /**
+   * Waits until node {@code node} either runs (its lock is held and it answers) or is stopped
+   * (its lock is free), and says which; fails when the lock stays held without an answer.
+   */
+  private boolean awaitSettled(int node) throws IOException {
+    Instant deadline = Instant.now().plus(SETTLE_TIMEOUT);
+    while (true) {
+      NodeLockProbe lock = lock(node);
+      if (!lock.held()) {
+        return false;
+      }
+      if (answers(node)) {
+        return true;
+      }
+      if (Instant.now().isAfter(deadline)) {
+        throw new IOException("node " + node + ": a process" + pidText(lock) + " holds " + nodeDir(node).resolve("data")
+            + " but the node has not answered for " + SETTLE_TIMEOUT.toSeconds() + " s; stop it with `sss cluster stop --dir "
+            + dir + "`");
+      }
+      sleep(100);
+    }
+  }
+
+  private static String pidText(NodeLockProbe lock) {
+    OptionalLong pid = lock.holder();
+    return pid.isPresent() ? " (pid " + pid.getAsLong() + ")" : "";
+  }
+
+  /** A server process this start launched, and where its log stood before it. */
+  private record Launched(Process process, long logOffset) {}
+
+  private Launched launch(int node, String heap) throws IOException {
     Path nd = nodeDir(node);
     Files.createDirectories(nd);
     Path config = nd.resolve("node.properties");
@@ -138,78 +208,160 @@ public final class LocalProcessCluster implements SssCluster {
         p.store(w, "SSS node " + node);
       }
     }
+    String xmx = rememberedHeap(node, heap);
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     String classpath = System.getProperty("sss.server.classpath", System.getProperty("java.class.path"));
     List<String> cmd = new ArrayList<>();
     if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
       cmd.add("/usr/bin/setsid"); // detach from the terminal: Ctrl-C on the launcher spares the nodes
     }
-    cmd.addAll(List.of(java, "-Xmx" + heap, "-XX:+UseParallelGC", "-cp", classpath, SERVER_MAIN,
+    cmd.addAll(List.of(java, "-Xmx" + xmx, "-XX:+UseParallelGC", "-cp", classpath, SERVER_MAIN,
         "--config", config.toString()));
+    Path log = nd.resolve("server.log");
+    long offset = Files.exists(log) ? Files.size(log) : 0;
     ProcessBuilder pb = new ProcessBuilder(cmd)
         .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(nd.resolve("server.log").toFile()))
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
         .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
     pb.environment().remove("CLASSPATH");
-    Process p = pb.start();
-    Files.writeString(nd.resolve("pid"), Long.toString(p.pid()));
+    return new Launched(pb.start(), offset);
   }
 
-  /** Waits until every node accepts an authenticated connection, or fails naming the node. */
-  public void awaitAll() throws IOException {
+  /**
+   * The heap a node starts with: the one given, remembered for later starts, or the one the
+   * node last started with.
+   */
+  private String rememberedHeap(int node, String heap) throws IOException {
+    Path file = nodeDir(node).resolve("launch.properties");
+    Properties p = new Properties();
+    if (Files.exists(file)) {
+      try (java.io.Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        p.load(r);
+      }
+    }
+    if (heap == null) {
+      return p.getProperty("heap", DEFAULT_HEAP);
+    }
+    if (!heap.matches("[0-9]+[kKmMgG]?")) {
+      throw new IllegalArgumentException("--heap must be a size such as 512m or 2g, not '" + heap + "'");
+    }
+    p.setProperty("heap", heap);
+    try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+      p.store(w, "how node " + node + " is started");
+    }
+    return heap;
+  }
+
+  /** Waits until every node answers; a launched node whose process ends first fails the start. */
+  private void awaitUp(Map<Integer, Launched> launched) throws IOException {
     Instant deadline = Instant.now().plus(START_TIMEOUT);
     for (int i = 0; i < spec.nodeCount(); i++) {
-      while (true) {
-        if (pid(i).isEmpty()) {
-          throw new IOException("node " + i + " exited during start; last lines of "
-              + nodeDir(i).resolve("server.log") + ":\n" + tail(nodeDir(i).resolve("server.log")));
-        }
-        try (SssClient c = SssClient.connect(spec)) {
-          c.channels().get(i);
-          break;
-        } catch (RuntimeException e) {
-          if (Instant.now().isAfter(deadline)) {
-            throw new IOException("node " + i + " did not answer within " + START_TIMEOUT.toSeconds() + " s: "
-                + e.getMessage());
+      Launched mine = launched.get(i);
+      while (!answers(i)) {
+        if (mine != null && !mine.process.isAlive()) {
+          if (lock(i).held()) {
+            // another start launched this node first (ours found its directory locked): wait for that one
+            mine = null;
+            continue;
           }
-          sleep(100);
+          if (answers(i)) {
+            break;
+          }
+          throw new IOException("node " + i + " exited during start (status " + mine.process.exitValue()
+              + "); it logged, in " + nodeDir(i).resolve("server.log") + ":\n"
+              + logSince(nodeDir(i).resolve("server.log"), mine.logOffset));
         }
+        if (Instant.now().isAfter(deadline)) {
+          throw new IOException("node " + i + " did not answer within " + START_TIMEOUT.toSeconds() + " s; it logged:\n"
+              + logSince(nodeDir(i).resolve("server.log"), mine == null ? -1 : mine.logOffset));
+        }
+        sleep(100);
       }
     }
   }
 
-  /** Kills one node at once ({@code kill -9}), as a crash would. */
+  /** Waits until every node answers (a cluster started elsewhere). */
+  public void awaitAll() throws IOException {
+    awaitUp(Map.of());
+  }
+
+  /** Kills one node at once ({@code kill -9}), as a crash would, and waits until it is gone. */
   public void kill(int node) {
-    pid(node).flatMap(ProcessHandle::of).ifPresent(h -> {
-      h.destroyForcibly();
-      h.onExit().join();
-    });
+    killNow(node);
+    Instant deadline = Instant.now().plus(STOP_TIMEOUT);
+    while (lock(node).held() && Instant.now().isBefore(deadline)) {
+      sleep(20);
+    }
   }
 
-  /** Stops every node (SIGTERM, then SIGKILL after 15 s). */
+  /** Sends {@code kill -9} to the node's process and returns at once (it may still be dying). */
+  public void killNow(int node) {
+    pid(node).flatMap(ProcessHandle::of).ifPresent(ProcessHandle::destroyForcibly);
+  }
+
+  /** Stops every node; see {@link #stop()}. */
   public void stopAll() {
-    List<ProcessHandle> running = new ArrayList<>();
+    stop();
+  }
+
+  /**
+   * Stops every node of this directory, each asked over the wire to flush and exit; returns a
+   * line per node saying how it stopped (and what may be lost where it had to be forced).
+   */
+  public List<String> stop() {
+    List<String> report = new ArrayList<>();
+    List<Integer> asked = new ArrayList<>();
     for (int i = 0; i < spec.nodeCount(); i++) {
-      pid(i).flatMap(ProcessHandle::of).ifPresent(h -> {
-        h.destroy();
-        running.add(h);
-      });
-    }
-    for (ProcessHandle h : running) {
-      try {
-        h.onExit().get(15, java.util.concurrent.TimeUnit.SECONDS);
-      } catch (Exception e) {
-        h.destroyForcibly();
-        h.onExit().join();
+      if (!lock(i).held()) {
+        report.add("node " + i + ": not running");
+        continue;
+      }
+      try (SssClient c = SssClient.connect(spec)) {
+        long flushed = c.stopNode(i);
+        asked.add(i);
+        report.add("node " + i + ": stopped, " + flushed + " table(s) flushed");
+      } catch (RuntimeException e) {
+        report.add(forceStop(i, e.getMessage()));
       }
     }
-    for (int i = 0; i < spec.nodeCount(); i++) {
-      try {
-        Files.deleteIfExists(nodeDir(i).resolve("pid"));
-      } catch (IOException ignored) {
-        // stale pid files are ignored at start anyway
+    for (int i : asked) {
+      if (!awaitLockFree(i, STOP_TIMEOUT)) {
+        report.set(i, forceStop(i, "it flushed but did not exit within " + STOP_TIMEOUT.toSeconds() + " s"));
       }
     }
+    return report;
+  }
+
+  /**
+   * Stops a node that cannot be asked: SIGTERM to the lock's holder (its shutdown also flushes),
+   * SIGKILL after a grace period.
+   */
+  private String forceStop(int node, String why) {
+    Optional<ProcessHandle> h = pid(node).flatMap(ProcessHandle::of);
+    if (h.isEmpty()) {
+      return awaitLockFree(node, TERM_GRACE) ? "node " + node + ": stopped (it exited meanwhile)"
+          : "node " + node + ": NOT STOPPED: it does not answer (" + why + ") and no server process holds its lock";
+    }
+    long pid = h.get().pid();
+    h.get().destroy();
+    if (awaitLockFree(node, TERM_GRACE)) {
+      return "node " + node + ": did not answer (" + why + "); stopped with SIGTERM (pid " + pid + "), tables flushed on exit";
+    }
+    h.get().destroyForcibly();
+    awaitLockFree(node, STOP_TIMEOUT);
+    return "node " + node + ": did not answer (" + why + ") nor stop within " + TERM_GRACE.toSeconds()
+        + " s of SIGTERM; KILLED (pid " + pid + "): writes to tables without a WAL since their last flush are lost";
+  }
+
+  private boolean awaitLockFree(int node, Duration timeout) {
+    Instant deadline = Instant.now().plus(timeout);
+    while (lock(node).held()) {
+      if (Instant.now().isAfter(deadline)) {
+        return false;
+      }
+      sleep(20);
+    }
+    return true;
   }
 
   @Override
@@ -217,12 +369,17 @@ public final class LocalProcessCluster implements SssCluster {
     stopAll();
   }
 
-  private static String tail(Path log) {
+  /** What the node logged since {@code offset} (its last 40 lines), or its last 20 lines for -1. */
+  private static String logSince(Path log, long offset) {
     try {
-      List<String> lines = Files.readAllLines(log);
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+      byte[] all = Files.readAllBytes(log);
+      int from = offset >= 0 && offset <= all.length ? (int) offset : 0;
+      List<String> lines = new String(all, from, all.length - from, StandardCharsets.UTF_8).lines().toList();
+      int keep = offset >= 0 ? 40 : 20;
+      String text = String.join("\n", lines.subList(Math.max(0, lines.size() - keep), lines.size()));
+      return text.isBlank() ? "(nothing)" : text;
     } catch (IOException e) {
-      return "(no log)";
+      return "(no log: " + e.getMessage() + ")";
     }
   }
 
@@ -231,6 +388,7 @@ public final class LocalProcessCluster implements SssCluster {
       Thread.sleep(ms);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
     }
   }
 }

@@ -213,6 +213,14 @@ public final class Connection implements AutoCloseable {
       lastFrameNanos = System.nanoTime();
       Response r = frame.header();
       if (r.hasChallenge()) {
+        if (r.getChallenge().getNodeId() != node.id()) {
+          // another node answers at this address (a stale or copied cluster file): talking to
+          // it would route keys to a node that does not own them
+          frame.release();
+          fail(new SssException(ErrorCode.BAD_REQUEST, node.hostPort() + " is node " + r.getChallenge().getNodeId()
+              + " of its cluster, not node " + node.id() + " as the cluster file says"));
+          return;
+        }
         byte[] clientNonce = Auth.nonce();
         byte[] mac = Auth.mac(secret, r.getChallenge().getNonce().toByteArray(), clientNonce);
         Request.Builder hello = Request.newBuilder().setHello(Hello.newBuilder()

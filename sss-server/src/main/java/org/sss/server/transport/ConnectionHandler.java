@@ -63,6 +63,16 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
   private final EngineService engine;
   private final Executor workers;
   private final ScanRegistry scans;
+  /** What a StopNode request does to the node. */
+  public interface NodeStopper {
+    /** Stops accepting connections and flushes every table; returns the tables flushed. */
+    int stopAcceptingAndFlush();
+
+    /** Closes the node in the background (the process then ends). */
+    void closeSoon();
+  }
+
+  private final NodeStopper stopNode;
   /** Runs this connection's writes one at a time, in arrival order (see the class comment). */
   private final Executor writeLane;
   private final AtomicInteger inFlight = new AtomicInteger();
@@ -71,8 +81,10 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
   private byte[] nonce;
   private volatile boolean authenticated;
 
-  public ConnectionHandler(String secret, int nodeId, KvsService kvs, EngineService engine, Executor workers) {
+  public ConnectionHandler(String secret, int nodeId, KvsService kvs, EngineService engine, Executor workers,
+                           NodeStopper stopNode) {
     super(false);
+    this.stopNode = stopNode;
     this.secret = secret;
     this.nodeId = nodeId;
     this.kvs = kvs;
@@ -155,6 +167,16 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
     Request req = frame.header();
     if (EngineService.handles(req)) {
       runEngine(ctx, frame);
+      return;
+    }
+    if (req.hasStopNode()) {
+      LOG.info("node {}: stop requested by {}", nodeId, ctx.channel().remoteAddress());
+      frame.release();
+      int flushed = stopNode.stopAcceptingAndFlush();
+      ctx.writeAndFlush(Frame.of(Response.newBuilder().setId(req.getId()).setCode(ErrorCode.OK)
+          .setAck(org.sss.core.proto.Ack.newBuilder().setPairs(flushed)).build()))
+          .addListener(written -> stopNode.closeSoon()); // the answer first, then the connections go
+      finished(ctx);
       return;
     }
     Frame<Response> answer;
