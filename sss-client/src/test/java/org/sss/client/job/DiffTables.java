@@ -52,7 +52,7 @@ final class DiffTables {
     try (TableScan s = client.scan(table, ScanOptions.inKeyOrder())) {
       while (s.hasNext()) {
         Pair p = s.next();
-        if (options.getMultiValued() && p.key().length < BulkIO.UNIQUIFIER_BYTES) {
+        if (options.getMultiValued() && p.key().length < org.sss.core.keys.StoredKeys.UNIQUIFIER_BYTES) {
           tooShort++;
           example = example == null ? p.key() : example;
         } else {
@@ -62,7 +62,7 @@ final class DiffTables {
     }
     if (tooShort > 0) {
       throw new IllegalStateException("multi-valued table '" + table + "' holds " + tooShort + " keys (of "
-          + (out.size() + tooShort) + ") shorter than the " + BulkIO.UNIQUIFIER_BYTES + "-byte uniquifier, e.g. 0x"
+          + (out.size() + tooShort) + ") shorter than the " + org.sss.core.keys.StoredKeys.UNIQUIFIER_BYTES + "-byte uniquifier, e.g. 0x"
           + java.util.HexFormat.of().formatHex(example) + ": pairs stored without one");
     }
     return out;
