@@ -131,11 +131,12 @@ public final class SssClient implements AutoCloseable {
         throw NodeChannels.unwrap(e);
       }
     }
-    if (exists == spec.nodeCount()) {
+    if (exists == spec.nodeCount() || exists > 0 && ifAbsent) {
       throw NodeChannels.unwrap(errors.get(0)); // the node's words: it exists, or a job is writing it
     }
     if (exists > 0) {
-      // a node kept the table from an interrupted create or drop: complete the create
+      // a node kept the table from an interrupted create or drop: complete the create (once:
+      // a node that refuses again, e.g. a name a job reserved, has the last word)
       createTable(table, options, true);
     }
   }
@@ -257,7 +258,8 @@ public final class SssClient implements AutoCloseable {
    * written or none of it (an oversized value refuses its node's whole share). Nodes apply their
    * shares independently: when one refuses, others may have applied theirs, and the exception
    * names the node that refused. Of two pairs with one key, the later in the list wins. A share
-   * must fit in one frame (64 MiB by default); for large loads use {@link #writer}.
+   * must fit in one request (64 MiB less 1 MiB; a larger one is refused before anything is
+   * sent); for large loads use {@link #writer}.
    */
   public void putAll(String table, List<org.sss.core.api.Pair> pairs) {
     int n = spec.nodeCount();
@@ -271,6 +273,18 @@ public final class SssClient implements AutoCloseable {
       }
       PairBlock.write(bodies[node], PartitionMap.storedKey(partition, p.key()), p.value());
       counts[node]++;
+    }
+    for (int node = 0; node < n; node++) {
+      if (bodies[node] != null && bodies[node].readableBytes() > MAX_PUT_ALL_BYTES) {
+        int over = node;
+        for (ByteBuf b : bodies) {
+          if (b != null) {
+            b.release();
+          }
+        }
+        throw new IllegalArgumentException("putAll's share for node " + over + " is more than "
+            + MAX_PUT_ALL_BYTES + " bytes, over what one request may carry; nothing was written (use writer())");
+      }
     }
     List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>();
     for (int node = 0; node < n; node++) {
@@ -296,6 +310,9 @@ public final class SssClient implements AutoCloseable {
       throw first;
     }
   }
+
+  /** The most bytes of pairs putAll sends one node: a frame (64 MiB) less room for the header. */
+  static final int MAX_PUT_ALL_BYTES = org.sss.core.transport.Pipelines.DEFAULT_MAX_FRAME - (1 << 20);
 
   /** A writer for bulk loads: batched per node, several batches in flight. */
   public BulkWriter writer(String table) {

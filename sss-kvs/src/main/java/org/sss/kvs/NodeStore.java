@@ -268,11 +268,7 @@ public final class NodeStore implements AutoCloseable {
         }
         throw new StoreException(ErrorCode.TABLE_EXISTS, "table '" + name + "' already exists");
       }
-      Reservation r = reserved.get(name);
-      if (r != null) {
-        throw new StoreException(ErrorCode.TABLE_EXISTS, "table '" + name + "' is being written by job "
-            + r.jobId() + " (it appears when the job commits)");
-      }
+      checkNotReserved(name);
       // Tables with a WAL get a synced catalog entry; for tables without one (intermediate
       // data) a lost entry only means the column family is dropped at the next open.
       try (WriteOptions sync = new WriteOptions().setSync(!options.getDisableWal());
@@ -305,9 +301,19 @@ public final class NodeStore implements AutoCloseable {
 
   /** Drops the table {@code name} if it exists and creates it anew, empty, as one step. */
   public StoreTable replace(String name, TableOptions options) {
+    TableNames.check(name);
     synchronized (ddlLock) {
+      checkNotReserved(name); // before the drop: a refused replace must leave the table
       drop(name, true);
       return create(name, options, false);
+    }
+  }
+
+  private void checkNotReserved(String name) {
+    Reservation r = reserved.get(name);
+    if (r != null) {
+      throw new StoreException(ErrorCode.TABLE_EXISTS, "table '" + name + "' is being written by job "
+          + r.jobId() + " (it appears when the job commits)");
     }
   }
 
@@ -323,6 +329,10 @@ public final class NodeStore implements AutoCloseable {
       checkNotAbandoned(jobId);
       if (!commitAs.isEmpty()) {
         TableNames.check(commitAs);
+        if (JobTables.isJobTable(commitAs)) {
+          throw new StoreException(ErrorCode.BAD_REQUEST, "a job's output cannot be named '" + commitAs
+              + "': names starting with '" + JobTables.PREFIX + "' are the engine's own");
+        }
         Reservation r = reserved.get(commitAs);
         if (r != null && !r.jobId().equals(jobId)) {
           throw new StoreException(ErrorCode.TABLE_EXISTS, "table '" + commitAs + "' is being written by job "
@@ -385,14 +395,25 @@ public final class NodeStore implements AutoCloseable {
           if (!t.family().equals(target)) {
             entry.put(catalog, familyKey(target), t.family().getBytes(StandardCharsets.UTF_8));
           }
-          if (old != null) {
-            dropLocked(target, old, entry, sync);
-          } else {
-            db.write(sync, entry);
-          }
-          tables.remove(r.table());
+          // the new table takes the name before the old one goes: a reader never finds none
           t.renameTo(target);
           tables.put(target, t);
+          tables.remove(r.table());
+          try {
+            if (old != null) {
+              dropLocked(target, old, entry, sync, false);
+            } else {
+              db.write(sync, entry);
+            }
+          } catch (RocksDBException | RuntimeException x) {
+            tables.remove(target, t); // the catalog still says what it said: so does the map
+            t.renameTo(r.table());
+            tables.put(r.table(), t);
+            if (old != null && !old.isDropped()) {
+              tables.put(target, old);
+            }
+            throw x;
+          }
         } catch (RocksDBException x) {
           throw new StoreException(ErrorCode.STORAGE_ERROR, "committing table '" + target + "' of job " + jobId
               + " failed: " + x.getMessage(), x);
@@ -448,7 +469,7 @@ public final class NodeStore implements AutoCloseable {
       try (WriteOptions sync = new WriteOptions().setSync(!t.options().getDisableWal());
            WriteBatch entry = new WriteBatch()) {
         addDropEntries(name, entry);
-        dropLocked(name, t, entry, sync);
+        dropLocked(name, t, entry, sync, true);
       } catch (RocksDBException e) {
         throw new StoreException(ErrorCode.STORAGE_ERROR, "dropping table '" + name + "' failed: "
             + e.getMessage(), e);
@@ -468,8 +489,11 @@ public final class NodeStore implements AutoCloseable {
    * deletions) once no operation uses the table, and removes its column family in the
    * background. Called under the DDL lock.
    */
-  private void dropLocked(String name, StoreTable t, WriteBatch entry, WriteOptions sync) throws RocksDBException {
-    tables.remove(name);
+  private void dropLocked(String name, StoreTable t, WriteBatch entry, WriteOptions sync, boolean unlist)
+      throws RocksDBException {
+    if (unlist) {
+      tables.remove(name);
+    }
     t.retain(); // for the background column family drop below
     try {
       // waits for the table's operations under way; later ones see it dropped

@@ -185,9 +185,17 @@ final class JobCoordinator implements Runnable {
       }
     }
     List<Integer> committed = new ArrayList<>();
+    long expected = 1 + (job.keepIntermediate ? job.stages.size() - 1 : 0);
     for (int node = 0; node < nodes; node++) {
       try {
-        NodeChannels.await(commits.get(node), SssClient.DEFAULT_TIMEOUT).release();
+        Frame<Response> r = NodeChannels.await(commits.get(node), SssClient.DEFAULT_TIMEOUT);
+        long renamed = r.header().getAck().getPairs();
+        r.release();
+        if (renamed != expected) {
+          // a node that restarted since its stages ran lost the job's tables with its reservations
+          throw new SssException(ErrorCode.NO_SUCH_TABLE, "node " + node + " committed " + renamed + " of the job's "
+              + expected + " table(s): it lost them (did it restart during the job?)");
+        }
         committed.add(node);
       } catch (RuntimeException e) {
         errors.add(e);

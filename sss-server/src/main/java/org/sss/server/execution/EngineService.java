@@ -157,6 +157,10 @@ public final class EngineService implements AutoCloseable {
     StageSpec spec = run.getStage();
     try {
       checkFenced(jobId, spec.getOutputTable());
+      if (spec.getDropInput() && !JobTables.belongsTo(spec.getInputTable(), jobId)) {
+        throw new StoreException(ErrorCode.BAD_REQUEST, "job " + jobId + " cannot drop table '" + spec.getInputTable()
+            + "': a job drops only the tables it created");
+      }
     } catch (StoreException e) {
       return CompletableFuture.failedFuture(e);
     }

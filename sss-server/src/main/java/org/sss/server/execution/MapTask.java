@@ -69,12 +69,15 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
         if (stage.stopping()) {
           throw new StageAborted();
         }
-        if (chunk == null) {
-          if (reading.isDone()) {
+        if (chunk == null && reading.isDone()) {
+          chunk = chunks.poll(); // the reader may have queued its last chunks after the poll above
+          if (chunk == null) {
             reading.get(); // the reader ended without its last chunk: it failed, say why
             throw new ReadFailed("reading partition " + partition + " of table '" + spec.getInputTable()
                 + "' ended early on node " + stage.nodeId, null);
           }
+        }
+        if (chunk == null) {
           continue;
         }
         if (chunk == END) {

@@ -47,12 +47,8 @@ final class ShuffleWriter implements PairWriter {
     if (shuffle.stopping()) {
       throw new StageAborted(); // a failed or aborted stage writes nothing more
     }
-    if (Math.max(key.length, value.length) > shuffle.maxValueBytes) {
-      // the receiving node would refuse it; a pair for this node must not slip through either
-      throw new IllegalArgumentException("an emitted " + (key.length > value.length ? "key" : "value") + " of "
-          + Math.max(key.length, value.length) + " bytes exceeds the limit of " + shuffle.maxValueBytes
-          + " bytes (max.value.bytes)");
-    }
+    checkSize("key", PartitionMap.PREFIX_BYTES + key.length + (shuffle.multiValued ? StoredKeys.UNIQUIFIER_BYTES : 0));
+    checkSize("value", value.length);
     int partition = partitioner.partition(key, map, shuffle.self);
     if (partition < 0 || partition >= map.partitions()) {
       throw new IllegalArgumentException("partitioner returned partition " + partition
@@ -100,6 +96,17 @@ final class ShuffleWriter implements PairWriter {
     counts[node]++;
     if (buf.readableBytes() >= StageShuffle.BATCH_BYTES) {
       sendBuffer(node);
+    }
+  }
+
+  /**
+   * The receiving node refuses a stored key or value over its limit; one that this node owns
+   * must not slip through (nor could it be read back), so the same limit holds for both.
+   */
+  private void checkSize(String what, int storedBytes) {
+    if (storedBytes > shuffle.maxValueBytes) {
+      throw new IllegalArgumentException("an emitted " + what + " of " + storedBytes + " bytes as stored exceeds the"
+          + " limit of " + shuffle.maxValueBytes + " bytes (max.value.bytes)");
     }
   }
 

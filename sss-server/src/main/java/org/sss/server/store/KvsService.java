@@ -35,8 +35,14 @@ public final class KvsService {
   private final int nodeId;
   private final int maxValueBytes;
   private final MultiValued multiValued;
+  /**
+   * The most key and value bytes one answer may carry: an answer over the peer's frame limit
+   * would close the connection it shares with other work (a job's coordinator among them).
+   */
+  private final int answerBudget;
 
-  public KvsService(NodeStore store, PartitionMap partitionMap, int nodeId, int maxValueBytes) {
+  public KvsService(NodeStore store, PartitionMap partitionMap, int nodeId, int maxValueBytes, int maxFrameBytes) {
+    this.answerBudget = Math.max(maxValueBytes, maxFrameBytes - (1 << 20));
     this.store = store;
     this.partitionMap = partitionMap;
     this.nodeId = nodeId;
@@ -87,7 +93,7 @@ public final class KvsService {
         byte[] key = checkKey(req.getGet().getKey().toByteArray());
         GetResult.Builder g = GetResult.newBuilder();
         if (t.options().getMultiValued()) {
-          List<byte[]> values = MultiValued.values(t, key);
+          List<byte[]> values = MultiValued.values(t, key, answerBudget);
           values.forEach(v -> g.addValues(ByteString.copyFrom(v)));
           if (!values.isEmpty()) {
             g.setFound(true).setValue(g.getValues(0));
@@ -261,7 +267,24 @@ public final class KvsService {
     StoreTable t = store.require(req.getMultiGet().getTable());
     List<byte[]> keys = readKeys(body, req.getMultiGet().getKeyCount());
     keys.forEach(this::checkKey);
-    List<byte[]> values = t.multiGet(keys);
+    List<byte[]> values;
+    if (t.options().getMultiValued()) {
+      values = new ArrayList<>(keys.size());
+      for (byte[] k : keys) {
+        List<byte[]> all = MultiValued.values(t, k, answerBudget);
+        values.add(all.isEmpty() ? null : all.get(0)); // as get: the key's first value
+      }
+    } else {
+      values = t.multiGet(keys);
+    }
+    long bytes = 0;
+    for (int i = 0; i < keys.size(); i++) {
+      bytes += values.get(i) == null ? 0 : keys.get(i).length + values.get(i).length + 10;
+    }
+    if (bytes > answerBudget) {
+      throw new StoreException(ErrorCode.VALUE_TOO_LARGE, "the " + keys.size() + " values asked for hold " + bytes
+          + " bytes, more than one answer may carry (" + answerBudget + "): ask for fewer keys at once");
+    }
     ByteBuf out = alloc.buffer();
     int found = 0;
     for (int i = 0; i < keys.size(); i++) {

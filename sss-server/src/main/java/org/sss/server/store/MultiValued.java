@@ -5,7 +5,9 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.sss.core.keys.StoredKeys;
 import org.sss.kvs.KeyRanges;
+import org.sss.core.proto.ErrorCode;
 import org.sss.kvs.StoreCursor;
+import org.sss.kvs.StoreException;
 import org.sss.kvs.StoreTable;
 
 /**
@@ -28,13 +30,23 @@ final class MultiValued {
     return StoredKeys.withUniquifier(storedKey, CLIENT_SOURCE, sequence.getAndIncrement());
   }
 
-  /** Every value of {@code storedKey} (without uniquifier), in stored order. */
-  static List<byte[]> values(StoreTable t, byte[] storedKey) {
+  /**
+   * Every value of {@code storedKey} (without uniquifier), in stored order; refused when they
+   * hold more than {@code budget} bytes, which one answer cannot carry.
+   */
+  static List<byte[]> values(StoreTable t, byte[] storedKey, long budget) {
     List<byte[]> out = new ArrayList<>();
+    long bytes = 0;
     try (StoreCursor c = t.scan(storedKey, KeyRanges.successor(storedKey))) {
       for (; c.valid(); c.next()) {
         if (c.key().length == storedKey.length + StoredKeys.UNIQUIFIER_BYTES) {
-          out.add(c.value());
+          byte[] v = c.value();
+          bytes += v.length + 8;
+          if (bytes > budget) {
+            throw new StoreException(ErrorCode.VALUE_TOO_LARGE, "the key's values in table '" + t.name()
+                + "' hold more than one answer may carry (" + budget + " bytes): read them with a scan of the key");
+          }
+          out.add(v);
         }
       }
     }

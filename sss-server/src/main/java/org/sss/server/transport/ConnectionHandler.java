@@ -91,7 +91,7 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
     this.engine = engine;
     this.workers = workers;
     this.scans = new ScanRegistry(workers);
-    this.writeLane = com.google.common.util.concurrent.MoreExecutors.newSequentialExecutor(workers);
+    this.writeLane = new OrderedLane(workers);
   }
 
   /** Writes whose order a writer depends on. */
@@ -148,7 +148,13 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
 
   /** A connection that creates a job's tables or runs its stages is that job's coordinator. */
   private void noteCoordinatedJob(Request req) {
-    if (req.hasRunStage()) {
+    if (req.hasCommitJob()) {
+      // a committed job needs no clean-up when this connection closes (a failed commit's
+      // coordinator aborts it itself)
+      coordinatedJobs.remove(req.getCommitJob().getJobId());
+    } else if (req.hasAbortJob()) {
+      coordinatedJobs.remove(req.getAbortJob().getJobId());
+    } else if (req.hasRunStage()) {
       coordinatedJobs.add(req.getRunStage().getJobId());
     } else {
       String job = intermediateJobOf(req);
