@@ -1,0 +1,374 @@
+package org.sss.client.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sss.client.BulkWriter;
+import org.sss.client.ScanOptions;
+import org.sss.client.SssClient;
+import org.sss.client.TableScan;
+import org.sss.client.cluster.SssCluster;
+import org.sss.client.internal.NodeChannels;
+import org.sss.core.api.Emitter;
+import org.sss.core.api.Mapper;
+import org.sss.core.api.Pair;
+import org.sss.core.api.Partitioner;
+import org.sss.core.api.Serdes;
+import org.sss.core.api.TaskContext;
+import org.sss.core.cluster.ClusterSpec;
+import org.sss.core.cluster.NodeAddress;
+import org.sss.core.cluster.PartitionMap;
+import org.sss.core.proto.AbortJob;
+import org.sss.core.proto.CreateTable;
+import org.sss.core.proto.DataType;
+import org.sss.core.proto.Request;
+import org.sss.core.proto.RunStage;
+import org.sss.core.proto.StageSpec;
+import org.sss.core.proto.TableOptions;
+import org.sss.core.transport.Auth;
+import org.sss.client.io.BulkIO;
+import org.sss.server.NodeConfig;
+import org.sss.server.SssServer;
+
+/** A skeptic's tests of the job-namespace / commit / fencing change. */
+class ReviewBreakTest {
+  static final int ROWS = 3_000;
+
+  /** Nodes in this JVM that the test can restart one by one, with a chosen value limit. */
+  static final class OwnCluster implements AutoCloseable {
+    final ClusterSpec spec;
+    final Path dir;
+    final SssServer[] servers;
+    final int maxValue;
+
+    OwnCluster(Path dir, int n, int maxValue) throws Exception {
+      this.dir = dir;
+      this.maxValue = maxValue;
+      List<NodeAddress> nodes = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        try (ServerSocket s = new ServerSocket(0)) {
+          nodes.add(new NodeAddress(i, "127.0.0.1", s.getLocalPort()));
+        }
+      }
+      spec = ClusterSpec.of(nodes, n * 8, Auth.randomSecret());
+      servers = new SssServer[n];
+      for (int i = 0; i < n; i++) {
+        servers[i] = SssServer.start(config(i));
+      }
+    }
+
+    NodeConfig config(int i) {
+      return new NodeConfig(spec, i, dir.resolve("node-" + i), null, NodeConfig.DEFAULT_MAX_FRAME, maxValue, 2,
+          null, null);
+    }
+
+    void restart(int i) {
+      servers[i].close();
+      try {
+        servers[i] = SssServer.start(config(i));
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+
+    @Override
+    public void close() {
+      for (SssServer s : servers) {
+        s.close();
+      }
+    }
+  }
+
+  static void loadRows(SssClient client, String table, int rows) {
+    client.createTable(table, BulkIO.textTable(), false);
+    try (BulkWriter w = client.writer(table)) {
+      for (long i = 1; i <= rows; i++) {
+        w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
+      }
+    }
+  }
+
+  static Map<Long, Long> modTenExpected(int rows) {
+    Map<Long, Long> expected = new TreeMap<>();
+    for (long i = 1; i <= rows; i++) {
+      expected.merge(i % 10, 1L, Long::sum);
+    }
+    return expected;
+  }
+
+  static Map<Long, Long> readLongs(SssClient client, String table) {
+    Map<Long, Long> out = new TreeMap<>();
+    try (TableScan s = client.scan(table, ScanOptions.inKeyOrder())) {
+      while (s.hasNext()) {
+        Pair p = s.next();
+        out.put(Serdes.LONG.decodeKey(p.key()), Serdes.LONG.decodeValue(p.value()));
+      }
+    }
+    return out;
+  }
+
+  static Job slowModTen(String output) {
+    return Job.named("slow").input("rows", Serdes.LONG, Serdes.STRING)
+        .map(TestJobs.Slow.class, Serdes.LONG, Serdes.LONG)
+        .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
+        .output(output).build();
+  }
+
+  // ------------------------------------------------------------------------------------------
+
+  /**
+   * A node that restarts after the last stage and before CommitJob: its reservation (memory
+   * only) and its job table (dropped at start as a leftover) are gone, its CommitJob renames
+   * nothing and answers OK. The job must then fail, or its output must be whole.
+   */
+  @Test
+  void nodeRestartedBetweenLastStageAndCommit_jobMustNotSucceedWithPartialOutput(@TempDir Path dir)
+      throws Exception {
+    try (OwnCluster c = new OwnCluster(dir, 3, NodeConfig.DEFAULT_MAX_VALUE);
+         SssClient client = SssClient.connect(c.spec)) {
+      loadRows(client, "rows", ROWS);
+      AtomicBoolean restarted = new AtomicBoolean();
+      RunningJob job = client.submit(slowModTen("out"));
+      JobFailedException failure = null;
+      try {
+        job.await((stage, stages, kind, done, total, in, out, bytes, seconds) -> {
+          // the coordinator's final report of the last stage (1/1), just before commit()
+          if (stage == stages - 1 && total == 1 && restarted.compareAndSet(false, true)) {
+            c.restart(2);
+          }
+        });
+      } catch (JobFailedException e) {
+        failure = e;
+      }
+      assertTrue(restarted.get(), "the test did not get to restart the node");
+      if (failure == null) {
+        // the job says it succeeded: its output must be complete on every node
+        Map<Long, Long> actual;
+        try {
+          actual = readLongs(client, "out");
+        } catch (RuntimeException e) {
+          throw new AssertionError("job " + job.id() + " reported success but its output cannot be read: " + e, e);
+        }
+        assertEquals(modTenExpected(ROWS), actual, "job reported success with a partial output");
+      }
+    }
+  }
+
+  /**
+   * A client get of one key of a multi-valued table returns every value in one frame. With
+   * many values (a hot key of a kept intermediate) the answer exceeds the client's frame limit:
+   * the get should fail alone, not break the connection other work of the client shares (a
+   * running job coordinated over it is aborted when it closes).
+   */
+  @Test
+  void getOfAHotMultiValuedKey_mustNotKillAJobOfTheSameClient() throws Exception {
+    try (SssCluster cluster = SssCluster.embedded(3); SssClient client = cluster.client()) {
+      loadRows(client, "rows", ROWS);
+      TableOptions mv = TableOptions.newBuilder().setMultiValued(true)
+          .setKeyType(DataType.STRING).setValueType(DataType.BYTES).build();
+      client.createTable("hot", mv, false);
+      byte[] key = Serdes.STRING.encodeKey("hot");
+      byte[] mb = new byte[1 << 20];
+      for (int i = 0; i < 70; i++) {
+        client.put("hot", key, mb); // 70 values of 1 MiB: 70 MiB under one key
+      }
+      RunningJob job = client.submit(slowModTen("bystander-out"));
+      long deadline = System.nanoTime() + 20_000_000_000L;
+      while (client.listTables().stream().noneMatch(t -> t.getName().startsWith("sss-tmp-" + job.id()))) {
+        assertTrue(System.nanoTime() < deadline);
+        Thread.sleep(10);
+      }
+      Throwable getFailure = null;
+      try {
+        List<byte[]> all = client.getAll("hot", key);
+        assertEquals(70, all.size());
+      } catch (RuntimeException e) {
+        getFailure = e;
+      }
+      System.err.println("getAll of the hot key: " + (getFailure == null ? "ok" : getFailure));
+      try {
+        job.await();
+      } catch (JobFailedException e) {
+        fail("a get of a hot multi-valued key (" + getFailure + ") killed an unrelated job of the same client: "
+            + e.getMessage());
+      }
+      assertEquals(modTenExpected(ROWS), readLongs(client, "bystander-out"));
+    }
+  }
+
+  /** put/get/delete on a multi-valued table were made consistent; multiGet was not. */
+  @Test
+  void multiGet_ofAMultiValuedTable_findsWhatGetFinds() throws Exception {
+    try (SssCluster cluster = SssCluster.embedded(3); SssClient client = cluster.client()) {
+      TableOptions mv = TableOptions.newBuilder().setMultiValued(true)
+          .setKeyType(DataType.STRING).setValueType(DataType.LONG).build();
+      client.createTable("mvget", mv, false);
+      byte[] key = Serdes.STRING.encodeKey("k");
+      client.put("mvget", key, Serdes.LONG.encodeValue(5L));
+      assertTrue(client.get("mvget", key).isPresent(), "get finds it");
+      List<byte[]> got = client.multiGet("mvget", List.of(key));
+      assertNotNull(got.get(0), "multiGet misses a key that get finds");
+    }
+  }
+
+  /**
+   * A user's createTable while a job's reservation of the name has reached only some nodes
+   * (the job's creates are in flight): the nodes that say TABLE_EXISTS ("being written by job")
+   * are taken for leftovers of an interrupted create and createTable retries itself with
+   * ifAbsent, which reserved nodes refuse again, forever (recursion).
+   */
+  @Test
+  void createTable_racingAJobsReservation_mustAnswerPromptly() throws Exception {
+    try (SssCluster cluster = SssCluster.embedded(3); SssClient jobSide = cluster.client();
+         SssClient user = cluster.client()) {
+      String jobId = "abcdef012345";
+      // the job's create has reached node 0 only so far
+      NodeChannels.await(jobSide.channels().get(0).call(Request.newBuilder().setCreateTable(CreateTable.newBuilder()
+          .setTable("sss-tmp-" + jobId + "-0").setJobId(jobId).setOptions(BulkIO.textTable())
+          .setCommitAs("contested").setCommitReplaces(true))), Duration.ofSeconds(10)).release();
+      CompletableFuture<Void> create = CompletableFuture.runAsync(
+          () -> user.createTable("contested", BulkIO.textTable(), false));
+      try {
+        create.get(10, TimeUnit.SECONDS);
+      } catch (ExecutionException refused) {
+        // a refusal with the node's reason is a fine answer; a blown stack is not
+        if (refused.getCause() instanceof StackOverflowError) {
+          fail("createTable('contested') recursed until StackOverflowError while node 0 holds a job's reservation");
+        }
+        System.err.println("refused: " + refused.getCause());
+      } catch (TimeoutException spinning) {
+        fail("createTable('contested') did not return within 10 s while node 0 holds a job's reservation");
+      } finally {
+        NodeChannels.await(jobSide.channels().get(0).call(Request.newBuilder().setAbortJob(
+            AbortJob.newBuilder().setJobId(jobId).setReason("test"))), Duration.ofSeconds(20)).release();
+        try {
+          create.get(30, TimeUnit.SECONDS);
+        } catch (Exception ignored) {
+          // released
+        }
+      }
+    }
+  }
+
+  /** Emits one pair per row whose encoded key is {@code limit - 1} bytes (BYTES serde adds 2). */
+  public static final class KeyNearLimit implements Mapper<Long, String, byte[], Long> {
+    private int limit;
+
+    @Override
+    public void setup(TaskContext context) {
+      limit = Integer.parseInt(context.get("limit", "0"));
+    }
+
+    @Override
+    public void map(Long key, String value, Emitter<byte[], Long> out) {
+      byte[] k = new byte[limit - 3];
+      Arrays.fill(k, (byte) 'A');
+      byte[] tail = Long.toString(key).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      System.arraycopy(tail, 0, k, 0, tail.length);
+      out.emit(k, key);
+    }
+  }
+
+  /** Places every key on the emitting node. */
+  public static final class SameNode implements Partitioner {
+    @Override
+    public int partition(byte[] encodedKey, PartitionMap map, int sourceNode) {
+      return map.partitionsOf(sourceNode).get(0);
+    }
+  }
+
+  /** Places every key on the next node. */
+  public static final class NextNode implements Partitioner {
+    @Override
+    public int partition(byte[] encodedKey, PartitionMap map, int sourceNode) {
+      return map.partitionsOf((sourceNode + 1) % map.nodes()).get(0);
+    }
+  }
+
+  /**
+   * The limit check on emitted pairs: the local path compares the encoded key with the limit,
+   * the receiving node compares the stored key (partition prefix + key [+ uniquifier]). A key
+   * just under the limit is accepted when its owner is the emitting node and refused when it is
+   * another: the same job succeeds or fails by placement.
+   */
+  @Test
+  void emittedKeyJustUnderTheLimit_sameOutcomeWhereverItsOwnerIs(@TempDir Path dir) throws Exception {
+    int limit = 4096;
+    try (OwnCluster c = new OwnCluster(dir, 3, limit); SssClient client = SssClient.connect(c.spec)) {
+      loadRows(client, "few", 30);
+      String[] outcome = new String[2];
+      int i = 0;
+      for (Class<? extends Partitioner> p : List.of(SameNode.class, NextNode.class)) {
+        Job job = Job.named("near-limit").input("few", Serdes.LONG, Serdes.STRING)
+            .map(KeyNearLimit.class, Serdes.BYTES, Serdes.LONG).partitionBy(p)
+            .config("limit", Integer.toString(limit))
+            .output("near-" + p.getSimpleName()).build();
+        try {
+          client.submit(job).await();
+          outcome[i] = "succeeded";
+        } catch (JobFailedException e) {
+          outcome[i] = "failed: " + e.getMessage().lines().findFirst().orElse("");
+        }
+        i++;
+      }
+      assertEquals(outcome[0], outcome[1], "same job, same keys; only the owner node differs");
+    }
+  }
+
+  /**
+   * Fencing says the engine drops only what is in the job's namespace; a RunStage with
+   * drop_input names its input freely, and the node drops it at the end of the stage.
+   */
+  @Test
+  void runStageWithDropInput_mustNotDropATableOutsideTheJobsNamespace() throws Exception {
+    try (SssCluster cluster = SssCluster.embedded(3); SssClient client = cluster.client()) {
+      loadRows(client, "precious", 300);
+      String jobId = "0123456789ab";
+      String out = "sss-tmp-" + jobId + "-1";
+      int nodes = client.spec().nodeCount();
+      for (int n = 0; n < nodes; n++) {
+        NodeChannels.await(client.channels().get(n).call(Request.newBuilder().setCreateTable(CreateTable.newBuilder()
+            .setTable(out).setJobId(jobId).setOptions(TableOptions.newBuilder().setMultiValued(true)))),
+            Duration.ofSeconds(10)).release();
+      }
+      StageSpec spec = StageSpec.newBuilder().setIndex(1).setDropInput(true).setKind(StageSpec.Kind.MAP)
+          .setInputTable("precious").setOutputTable(out).setOutputMultiValued(true)
+          .setFunctionClass(TestJobs.ModTen.class.getName())
+          .setInputKeySerde(Serdes.LONG.getClass().getName()).setInputValueSerde(Serdes.STRING.getClass().getName())
+          .setOutputKeySerde(Serdes.LONG.getClass().getName()).setOutputValueSerde(Serdes.LONG.getClass().getName())
+          .build();
+      List<CompletableFuture<org.sss.core.transport.Frame<org.sss.core.proto.Response>>> runs = new ArrayList<>();
+      for (int n = 0; n < nodes; n++) {
+        runs.add(client.channels().get(n).call(Request.newBuilder().setRunStage(
+            RunStage.newBuilder().setJobId(jobId).setStage(spec)), null, Duration.ZERO));
+      }
+      for (var r : runs) {
+        try {
+          NodeChannels.await(r, Duration.ofSeconds(30)).release();
+        } catch (RuntimeException refused) {
+          System.err.println("refused: " + refused);
+        }
+      }
+      assertTrue(client.listTables().stream().anyMatch(t -> t.getName().equals("precious")),
+          "a stage of job " + jobId + " dropped the user's table 'precious'");
+      assertEquals(300, client.count("precious"));
+    }
+  }
+}

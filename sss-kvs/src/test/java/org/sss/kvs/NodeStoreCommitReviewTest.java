@@ -1,0 +1,158 @@
+package org.sss.kvs;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.sss.core.proto.Compression;
+import org.sss.core.proto.ErrorCode;
+import org.sss.core.proto.TableOptions;
+
+/** Review of the job-namespace commit in {@link NodeStore}: reservations, rename, drop, reopen. */
+class NodeStoreCommitReviewTest {
+  private static final TableOptions DEFAULTS = TableOptions.getDefaultInstance();
+  private static final TableOptions BULK = TableOptions.newBuilder().setDisableWal(true)
+      .setDisableAutoCompaction(true).setCompression(Compression.NONE).setMultiValued(true).build();
+  private static final TableOptions ZSTD = TableOptions.newBuilder().setCompression(Compression.ZSTD).build();
+
+  @TempDir
+  Path dir;
+
+  private NodeStore store;
+
+  @BeforeEach
+  void open() {
+    store = NodeStore.open(dir);
+  }
+
+  @AfterEach
+  void close() {
+    if (store != null) {
+      store.close();
+    }
+  }
+
+  private void reopen() {
+    store.close();
+    store = null;
+    store = NodeStore.open(dir);
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static void put(StoreTable t, String k, String v) {
+    try (StoreTable.Batch b = t.newBatch()) {
+      b.put(bytes(k), bytes(v));
+      b.commit();
+    }
+  }
+
+  private List<String> families() throws Exception {
+    try (Options o = new Options()) {
+      return RocksDB.listColumnFamilies(o, dir.resolve("rocksdb").toString()).stream()
+          .map(f -> new String(f, StandardCharsets.UTF_8)).toList();
+    }
+  }
+
+  /**
+   * A user's "create with replace" of a name a running job reserved: the create is refused,
+   * which is right, but the existing table must not have been dropped by the refused request.
+   */
+  @Test
+  void replace_ofANameReservedByARunningJob_mustNotDropTheExistingTable() {
+    put(store.create("out", DEFAULTS, false), "k", "old");
+    store.createForJob("j1", "sss-tmp-j1-0", DEFAULTS, "out", true);
+    StoreException e = assertThrows(StoreException.class, () -> store.replace("out", DEFAULTS));
+    assertEquals(ErrorCode.TABLE_EXISTS, e.code());
+    assertTrue(store.table("out").isPresent(), "the refused replace dropped the user's table 'out'");
+  }
+
+  /** Then the job fails: claim "a failed overwrite job leaves the old output". */
+  @Test
+  void replaceRefused_thenJobAbandoned_oldOutputMustStillExist() {
+    put(store.create("out", DEFAULTS, false), "k", "old");
+    store.createForJob("j1", "sss-tmp-j1-0", DEFAULTS, "out", true);
+    assertThrows(StoreException.class, () -> store.replace("out", DEFAULTS));
+    store.abandon("j1");
+    assertTrue(store.table("out").isPresent(), "old output gone after a refused replace and a failed job");
+  }
+
+  /** Committed tables living in a family named sss-tmp-... or a spare's reopen under their new names. */
+  @Test
+  void committedTables_reopenUnderTheirNames_fromOwnFamilyFromSpareAndBulk() throws Exception {
+    // ZSTD profile: first of its profile, so created directly in a family named sss-tmp-j1-0
+    StoreTable direct = store.createForJob("j1", "sss-tmp-j1-0", ZSTD, "direct-out", false);
+    put(direct, "a", "1");
+    store.awaitBackground();
+    // second of the profile: from a spare
+    StoreTable spare = store.createForJob("j1", "sss-tmp-j1-1", ZSTD, "spare-out", false);
+    put(spare, "b", "2");
+    // bulk (no WAL): written through the packed path into sorted runs
+    StoreTable bulk = store.createForJob("j1", "sss-tmp-j1-2", BULK, "bulk-out.stage0", false);
+    PackedBatch pb = bulk.newPackedBatch(64);
+    pb.put(bytes("c"), bytes("3"));
+    pb.commit();
+    assertTrue(families().contains("sss-tmp-j1-0"));
+    assertEquals(3, store.commit("j1"));
+    assertEquals(0, store.commit("j1"));
+    reopen();
+    assertArrayEquals(bytes("1"), store.require("direct-out").get(bytes("a")));
+    assertArrayEquals(bytes("2"), store.require("spare-out").get(bytes("b")));
+    assertArrayEquals(bytes("3"), store.require("bulk-out.stage0").get(bytes("c")));
+    assertEquals(BULK, store.require("bulk-out.stage0").options());
+    assertFalse(store.table("sss-tmp-j1-0").isPresent());
+    // drop them and reopen: no family may survive its table
+    store.drop("direct-out", false);
+    store.drop("spare-out", false);
+    store.drop("bulk-out.stage0", false);
+    store.awaitBackground();
+    reopen();
+    assertFalse(families().contains("sss-tmp-j1-0"), families().toString());
+    assertFalse(families().contains("sss-tmp-j1-2"), families().toString());
+    // names reusable
+    put(store.create("direct-out", ZSTD, false), "x", "y");
+    reopen();
+    assertArrayEquals(bytes("y"), store.require("direct-out").get(bytes("x")));
+  }
+
+  /** Overwrite: old table in its own family, replaced at commit, then reopen. */
+  @Test
+  void commitReplacing_oldTableInOwnFamily_thenRecreateAndReopen() throws Exception {
+    put(store.create("out", ZSTD, false), "k", "old"); // first of profile: own family "out"
+    assertTrue(families().contains("out"));
+    StoreTable t = store.createForJob("j2", "sss-tmp-j2-0", ZSTD, "out", true);
+    put(t, "k", "new");
+    assertEquals(1, store.commit("j2"));
+    assertArrayEquals(bytes("new"), store.require("out").get(bytes("k")));
+    // user drops the committed output and creates the name again at once
+    store.drop("out", false);
+    put(store.create("out", ZSTD, false), "k", "again");
+    reopen();
+    assertArrayEquals(bytes("again"), store.require("out").get(bytes("k")));
+    assertEquals(1, store.require("out").count());
+  }
+
+  /** After a restart, reservations are gone: a commit then has nothing to rename and says 0. */
+  @Test
+  void commit_afterRestart_renamesNothing_andReportsSuccess() {
+    put(store.createForJob("j3", "sss-tmp-j3-0", DEFAULTS, "out3", false), "k", "v");
+    reopen();
+    assertTrue(store.table("sss-tmp-j3-0").isPresent(), "a WAL job table survives the restart");
+    // the commit succeeds with 0, exactly like an idempotent repeat of a commit that did happen
+    assertEquals(0, store.commit("j3"));
+    assertFalse(store.table("out3").isPresent());
+  }
+}
