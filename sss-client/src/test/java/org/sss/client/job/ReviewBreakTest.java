@@ -371,4 +371,153 @@ class ReviewBreakTest {
       assertEquals(300, client.count("precious"));
     }
   }
+
+  /**
+   * Writes of a connection now run on a Guava sequential executor over the node's worker pool
+   * (2 threads by default on 2 cores). Its worker drains the lane's queue without yielding, so
+   * a writer that keeps batches in flight (BulkWriter: 4) pins a worker for its whole load; two
+   * such writers pin both, and every other request of every connection (get, StageProgress
+   * polls with their 10 s liveness timeout, CreateTable, CommitJob, AbortJob) waits for a load
+   * to end.
+   */
+  @org.junit.jupiter.api.Disabled("a measurement, noisy on a shared 2-core machine: with the lane, worst get 975-1082 ms"
+      + " and 36-45 probes in 7.6-12.9 s; with the lane removed (all on the pool), worst 425 ms and 76 probes in 7.2 s")
+  @Test
+  void twoBulkLoads_mustNotStarveOtherRequestsOfTheNode() throws Exception {
+    try (SssCluster cluster = SssCluster.embedded(1); SssClient probe = cluster.client()) {
+      TableOptions noWal = TableOptions.newBuilder().setDisableWal(true)
+          .setCompression(org.sss.core.proto.Compression.NONE).build();
+      probe.createTable("load", noWal, false);
+      probe.createTable("small", BulkIO.textTable(), false);
+      probe.put("small", Serdes.LONG.encodeKey(1L), Serdes.STRING.encodeValue("one"));
+      java.util.concurrent.atomic.AtomicBoolean loading = new java.util.concurrent.atomic.AtomicBoolean(true);
+      java.util.concurrent.atomic.AtomicInteger writersLeft = new java.util.concurrent.atomic.AtomicInteger(2);
+      List<Thread> writers = new ArrayList<>();
+      long loadStart = System.nanoTime();
+      for (int w = 0; w < 2; w++) {
+        int id = w;
+        Thread t = new Thread(() -> {
+          try (SssClient c = cluster.client(); BulkWriter bw = c.writer("load", 1 << 20, 16)) {
+            byte[] value = new byte[64 << 10];
+            for (int i = 0; i < 20_000; i++) { // 6,000 x 64 KiB = 375 MiB per writer, 64 keys overwritten
+              bw.put(Serdes.LONG.encodeKey(id * 1000L + (i % 64)), value);
+            }
+          } finally {
+            if (writersLeft.decrementAndGet() == 0) {
+              loading.set(false);
+            }
+          }
+        });
+        t.start();
+        writers.add(t);
+      }
+      Thread.sleep(300);
+      long worst = 0;
+      int probes = 0;
+      while (loading.get()) {
+        long t0 = System.nanoTime();
+        probe.get("small", Serdes.LONG.encodeKey(1L));
+        worst = Math.max(worst, System.nanoTime() - t0);
+        probes++;
+        Thread.sleep(20);
+      }
+      for (Thread t : writers) {
+        t.join();
+      }
+      double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
+      System.err.printf("load %.1f s, %d probes, worst get %.0f ms%n", loadSeconds, probes, worst / 1e6);
+      assertTrue(worst < 1_000_000_000L, String.format(
+          "a get waited %.0f ms behind two bulk loads (load took %.1f s, %d probes)", worst / 1e6, loadSeconds, probes));
+    }
+  }
+
+  static Job modTenOf(String input, String output) {
+    return Job.named("modten-" + input).input(input, Serdes.LONG, Serdes.STRING)
+        .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
+        .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
+        .output(output).overwrite().build();
+  }
+
+  static void assertNoJobTables(SssClient client) {
+    for (org.sss.core.proto.TableInfo t : client.listTables()) {
+      assertTrue(!t.getName().startsWith("sss-tmp-"), "left behind: " + t.getName());
+    }
+  }
+
+  /** Two overwrite jobs with one output at once: the output is one job's, whole; failures say why. */
+  @Test
+  void twoJobsWithOneOutputAtOnce_outputIsOneOfThemWhole() throws Exception {
+    try (SssCluster cluster = SssCluster.embedded(3); SssClient client = cluster.client()) {
+      loadRows(client, "rowsA", 3000);
+      loadRows(client, "rowsB", 600);
+      Map<Long, Long> a = modTenExpected(3000);
+      Map<Long, Long> b = modTenExpected(600);
+      for (int trial = 0; trial < 6; trial++) {
+        RunningJob ja = client.submit(modTenOf("rowsA", "both-out"));
+        RunningJob jb = client.submit(modTenOf("rowsB", "both-out"));
+        for (RunningJob j : List.of(ja, jb)) {
+          try {
+            j.await();
+          } catch (JobFailedException e) {
+            assertEquals(org.sss.core.proto.ErrorCode.TABLE_EXISTS, e.code(), e.getMessage());
+          }
+        }
+        if (client.listTables().stream().anyMatch(t -> t.getName().equals("both-out"))) {
+          Map<Long, Long> actual = readLongs(client, "both-out");
+          assertTrue(actual.equals(a) || actual.equals(b), "trial " + trial + ": mixed output " + actual);
+        }
+        assertNoJobTables(client);
+      }
+    }
+  }
+
+  /** Clients that close while their job creates its tables: nothing left, no name stays reserved. */
+  @Test
+  void clientClosedWhileItsJobCreatesTables_leavesNoTableAndNoReservation() throws Exception {
+    try (SssCluster cluster = SssCluster.embedded(3); SssClient client = cluster.client()) {
+      loadRows(client, "rows", ROWS);
+      for (int i = 0; i < 15; i++) {
+        SssClient doomed = cluster.client();
+        doomed.ping();
+        doomed.submit(slowModTen("closed-out"));
+        Thread.sleep(i % 5);
+        doomed.close();
+      }
+      long deadline = System.nanoTime() + 20_000_000_000L;
+      while (client.listTables().stream().anyMatch(t -> t.getName().startsWith("sss-tmp-"))
+          && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      assertNoJobTables(client);
+      client.createTable("closed-out", BulkIO.textTable(), false); // throws if a reservation leaked
+      client.dropTable("closed-out", false);
+    }
+  }
+
+  /**
+   * The namespace check covers CreateTable.table but not commit_as: a job may name its output
+   * "sss-tmp-...", which users cannot create. The committed table then sits in the engine's
+   * namespace, and a node that restarts drops it as a leftover.
+   */
+  @Test
+  void jobOutputNamedInTheEnginesNamespace_isRefusedOrSurvivesARestart(@TempDir Path dir) throws Exception {
+    try (OwnCluster c = new OwnCluster(dir, 3, NodeConfig.DEFAULT_MAX_VALUE);
+         SssClient client = SssClient.connect(c.spec)) {
+      loadRows(client, "rows", 300);
+      try {
+        client.submit(modTenOf("rows", "sss-tmp-mine-1")).await();
+      } catch (JobFailedException refused) {
+        return; // refusing the name is a fine answer
+      }
+      assertEquals(modTenExpected(300), readLongs(client, "sss-tmp-mine-1"), "before the restart");
+      c.restart(1);
+      Map<Long, Long> after;
+      try {
+        after = readLongs(client, "sss-tmp-mine-1");
+      } catch (RuntimeException e) {
+        throw new AssertionError("a committed job output was lost when node 1 restarted: " + e.getMessage(), e);
+      }
+      assertEquals(modTenExpected(300), after, "after node 1 restarted");
+    }
+  }
 }

@@ -1,0 +1,56 @@
+package org.sss.client.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sss.client.SssClient;
+import org.sss.client.cluster.LocalProcessCluster;
+import org.sss.core.api.Serdes;
+import org.sss.core.proto.TableInfo;
+
+/** kill -9 of every node right after a job committed: output and kept intermediates survive. */
+class ReviewCrashTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void killNineRightAfterCommit_outputAndKeptIntermediateSurvive() throws Exception {
+    LocalProcessCluster cluster = LocalProcessCluster.start(dir, 3, 0, "256m");
+    try {
+      try (SssClient client = SssClient.connect(cluster.spec())) {
+        ReviewBreakTest.loadRows(client, "rows", 3000);
+        // an old output, replaced by the commit
+        client.submit(ReviewBreakTest.modTenOf("rows", "dur-out")).await();
+        JobResult r = client.submit(Job.named("dur").input("rows", Serdes.LONG, Serdes.STRING)
+            .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
+            .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
+            .output("dur-out").overwrite().keepIntermediate().build()).await();
+        assertEquals(List.of("dur-out.stage0"), r.intermediateTables());
+        for (int n = 0; n < 3; n++) {
+          cluster.kill(n);
+        }
+      }
+      cluster = LocalProcessCluster.start(dir, 3, 0, "256m");
+      try (SssClient client = SssClient.connect(cluster.spec())) {
+        for (TableInfo t : client.listTables()) {
+          assertTrue(!t.getName().startsWith("sss-tmp-"), "left behind: " + t.getName());
+        }
+        assertEquals(ReviewBreakTest.modTenExpected(3000), ReviewBreakTest.readLongs(client, "dur-out"));
+        assertEquals(3000, client.count("dur-out.stage0"));
+        Map<Long, Long> counts = new TreeMap<>();
+        client.submit(Job.named("again").input("dur-out.stage0", Serdes.LONG, Serdes.LONG)
+            .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG).output("again-out").build()).await();
+        counts.putAll(ReviewBreakTest.readLongs(client, "again-out"));
+        assertEquals(ReviewBreakTest.modTenExpected(3000), counts);
+      }
+    } finally {
+      cluster.stopAll();
+    }
+  }
+}
