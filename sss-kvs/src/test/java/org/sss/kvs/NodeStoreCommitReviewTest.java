@@ -155,4 +155,36 @@ class NodeStoreCommitReviewTest {
     assertEquals(0, store.commit("j3"));
     assertFalse(store.table("out3").isPresent());
   }
+
+  /**
+   * An overwrite commit removes the old table from the name map, waits for its operations and
+   * fsyncs the catalog, and only then puts the new table under the name: a reader of the
+   * output meanwhile finds no table at all.
+   */
+  @Test
+  void overwriteCommit_readerOfTheOutputNeverFindsItMissing() throws Exception {
+    put(store.create("out", DEFAULTS, false), "k", "v0");
+    java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+    java.util.concurrent.atomic.AtomicLong missing = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
+    Thread reader = new Thread(() -> {
+      while (running.get()) {
+        // no table under the name at all (not an old handle that was dropped under the read)
+        if (store.table("out").isEmpty()) {
+          missing.incrementAndGet();
+        }
+        reads.incrementAndGet();
+      }
+    });
+    reader.start();
+    for (int i = 1; i <= 50; i++) {
+      put(store.createForJob("j" + i, "sss-tmp-j" + i + "-0", DEFAULTS, "out", true), "k", "v" + i);
+      store.commit("j" + i);
+    }
+    running.set(false);
+    reader.join();
+    assertArrayEquals(bytes("v50"), store.require("out").get(bytes("k")));
+    assertEquals(0, missing.get(), "the output was missing for " + missing.get() + " of " + reads.get()
+        + " reads during 50 overwrite commits");
+  }
 }
