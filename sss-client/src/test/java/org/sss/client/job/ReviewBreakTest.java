@@ -520,4 +520,44 @@ class ReviewBreakTest {
       assertEquals(modTenExpected(300), after, "after node 1 restarted");
     }
   }
+
+  /**
+   * putAll now sends each node's share as one frame (it used a BulkWriter, which splits). A
+   * share over the frame limit makes the node close the connection as garbage, which fails
+   * every other call on it and aborts the jobs this client coordinates there.
+   */
+  @Test
+  void putAllOverTheFrameLimit_mustNotKillAJobOfTheSameClient() throws Exception {
+    try (SssCluster cluster = SssCluster.embedded(3); SssClient client = cluster.client()) {
+      loadRows(client, "rows", ROWS);
+      client.createTable("big", BulkIO.textTable(), false);
+      PartitionMap map = client.spec().partitionMap();
+      List<Pair> pairs = new ArrayList<>();
+      byte[] mb = new byte[1 << 20];
+      for (long k = 0; pairs.size() < 70; k++) { // 70 MiB, all owned by node 0
+        byte[] key = Serdes.LONG.encodeKey(k);
+        if (map.nodeOf(key) == 0) {
+          pairs.add(new Pair(key, mb));
+        }
+      }
+      RunningJob job = client.submit(slowModTen("bystander2-out"));
+      long deadline = System.nanoTime() + 20_000_000_000L;
+      while (client.listTables().stream().noneMatch(t -> t.getName().startsWith("sss-tmp-" + job.id()))) {
+        assertTrue(System.nanoTime() < deadline);
+        Thread.sleep(10);
+      }
+      Throwable putFailure = null;
+      try {
+        client.putAll("big", pairs);
+      } catch (RuntimeException e) {
+        putFailure = e;
+      }
+      System.err.println("putAll of 70 MiB to one node: " + (putFailure == null ? "ok" : putFailure));
+      try {
+        job.await();
+      } catch (JobFailedException e) {
+        fail("putAll (" + putFailure + ") killed an unrelated job of the same client: " + e.getMessage());
+      }
+    }
+  }
 }
