@@ -19,8 +19,8 @@ import org.sss.core.proto.Compression;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.TableOptions;
 
-/** Review of the job-namespace commit in {@link NodeStore}: reservations, rename, drop, reopen. */
-class NodeStoreCommitReviewTest {
+/** The job commit in {@link NodeStore}: reservations, rename, drop, reopen. */
+class NodeStoreCommitTest {
   private static final TableOptions DEFAULTS = TableOptions.getDefaultInstance();
   private static final TableOptions BULK = TableOptions.newBuilder().setDisableWal(true)
       .setDisableAutoCompaction(true).setCompression(Compression.NONE).setMultiValued(true).build();

@@ -15,7 +15,7 @@ import org.sss.core.api.Serdes;
 import org.sss.core.proto.TableInfo;
 
 /** kill -9 of every node right after a job committed: output and kept intermediates survive. */
-class ReviewCrashTest {
+class CommitThenKillNineTest {
   @TempDir
   Path dir;
 
@@ -24,9 +24,9 @@ class ReviewCrashTest {
     LocalProcessCluster cluster = LocalProcessCluster.start(dir, 3, 0, "256m");
     try {
       try (SssClient client = SssClient.connect(cluster.spec())) {
-        ReviewBreakTest.loadRows(client, "rows", 3000);
+        JobCommitEdgesTest.loadRows(client, "rows", 3000);
         // an old output, replaced by the commit
-        client.submit(ReviewBreakTest.modTenOf("rows", "dur-out")).await();
+        client.submit(JobCommitEdgesTest.modTenOf("rows", "dur-out")).await();
         JobResult r = client.submit(Job.named("dur").input("rows", Serdes.LONG, Serdes.STRING)
             .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
             .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
@@ -41,13 +41,13 @@ class ReviewCrashTest {
         for (TableInfo t : client.listTables()) {
           assertTrue(!t.getName().startsWith("sss-tmp-"), "left behind: " + t.getName());
         }
-        assertEquals(ReviewBreakTest.modTenExpected(3000), ReviewBreakTest.readLongs(client, "dur-out"));
+        assertEquals(JobCommitEdgesTest.modTenExpected(3000), JobCommitEdgesTest.readLongs(client, "dur-out"));
         assertEquals(3000, client.count("dur-out.stage0"));
         Map<Long, Long> counts = new TreeMap<>();
         client.submit(Job.named("again").input("dur-out.stage0", Serdes.LONG, Serdes.LONG)
             .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG).output("again-out").build()).await();
-        counts.putAll(ReviewBreakTest.readLongs(client, "again-out"));
-        assertEquals(ReviewBreakTest.modTenExpected(3000), counts);
+        counts.putAll(JobCommitEdgesTest.readLongs(client, "again-out"));
+        assertEquals(JobCommitEdgesTest.modTenExpected(3000), counts);
       }
     } finally {
       cluster.stopAll();
