@@ -8,7 +8,10 @@
 #   docker/netns-cluster.sh restart I --dir DIR          # start node I again after it died
 #
 # `up` writes DIR/cluster.properties, usable from the host: bin/sss --cluster DIR/cluster.properties ...
-# Everything it creates is recorded in DIR/netns.state; `down` removes exactly that.
+# `up` on a DIR that holds a cluster starts exactly the nodes that do not run (after a crash).
+# Whether a node runs is asked of the node itself (`sss node state`: its data directory's lock
+# and its answer); `down` asks each node to flush and exit (`sss node stop`) before it removes
+# the namespaces. Everything it creates is recorded in DIR/netns.state; `down` removes exactly that.
 # Servers run with the class path in $SSS_SERVER_CP (default: the jars bin/sss builds).
 set -euo pipefail
 SSS_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -41,16 +44,41 @@ bridge="sssbr$tag"
 
 java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 
+# The server's class path (it holds the command line too): the cluster's own, else
+# $SSS_SERVER_CP, else the jars bin/sss builds.
+classpath() {
+  if [[ -f "$state" ]] && grep -q '^classpath ' "$state"; then
+    awk '$1 == "classpath" {print $2}' "$state"
+  elif [[ -n "${SSS_SERVER_CP:-}" ]]; then
+    echo "$SSS_SERVER_CP"
+  else
+    [[ -d "$SSS_HOME/benchmarks/target/lib" ]] || (cd "$SSS_HOME" && mvn -q -B -DskipTests package) >&2
+    ls "$SSS_HOME"/benchmarks/target/lib/*.jar | grep -E '/(sss-|rocksdbjni|netty-|protobuf-java|guava|failureaccess|listenablefuture|jspecify|error_prone|j2objc|jsr305|slf4j-api|logback-|picocli)' | tr '\n' ':'
+  fi
+}
+
+sss_cli() {
+  "$java_bin" -Xmx256m -cp "$(classpath)" -Dsss.log.level=ERROR org.sss.client.cli.SssCommand "$@"
+}
+
+# running, stopped or unresponsive, as the node itself says (its lock and its answer)
+node_state() {
+  sss_cli node state --config "$dir/node-$1/node.properties" --wait "${2:-30}" 2>/dev/null || true
+}
+
 up() {
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || die "N must be a positive number"
-  [[ ! -f "$state" ]] || die "$dir already holds a namespace cluster (run down first)"
-  mkdir -p "$dir"
-  local cp="${SSS_SERVER_CP:-}"
-  if [[ -z "$cp" ]]; then
-    [[ -d "$SSS_HOME/benchmarks/target/lib" ]] || (cd "$SSS_HOME" && mvn -q -B -DskipTests package)
-    cp="$(ls "$SSS_HOME"/benchmarks/target/lib/*.jar | grep -E '/(sss-|rocksdbjni|netty-|protobuf-java|guava|failureaccess|listenablefuture|jspecify|error_prone|j2objc|jsr305|slf4j-api|logback-|picocli)' | tr '\n' ':')"
+  if [[ -f "$state" ]]; then
+    restart_all
+    return
   fi
+  ! ip link show "$bridge" >/dev/null 2>&1 \
+    || die "bridge $bridge (subnet 10.$subnet_octet.0.0/24) is in use by another namespace cluster; use another --dir"
+  mkdir -p "$dir"
+  local cp; cp="$(classpath)"
   : > "$state"
+  echo "nodes $n" >> "$state"
+  echo "classpath $cp" >> "$state"
   ip link add "$bridge" type bridge
   echo "bridge $bridge" >> "$state"
   ip addr add "10.$subnet_octet.0.254/24" dev "$bridge"
@@ -81,7 +109,6 @@ up() {
       > "$dir/node-$i/node.properties"
     start_node "$i" "$cp"
   done
-  echo "classpath $cp" >> "$state"
   await_all
   echo "cluster file: $dir/cluster.properties"
 }
@@ -101,32 +128,48 @@ start_node() {
   local i="$1" cp="$2" ns="sss$tag-$1"
   ip netns exec "$ns" setsid "$java_bin" -Xmx"$heap" -XX:+UseParallelGC -cp "$cp" org.sss.server.ServerMain \
     --config "$dir/node-$i/node.properties" >> "$dir/node-$i/server.log" 2>&1 < /dev/null &
-  echo $! > "$dir/node-$i/pid"
-  echo "pid $i $!" >> "$state"
+}
+
+# Starts node I unless it runs; a node still being torn down is waited for first.
+ensure_node() {
+  local i="$1" cp="$2"
+  case "$(node_state "$i")" in
+    running) echo "node $i: already running" ;;
+    stopped) start_node "$i" "$cp" ;;
+    *) die "node $i holds its data directory's lock but does not answer; stop it first (sss node stop --config $dir/node-$i/node.properties)" ;;
+  esac
 }
 
 await_all() {
-  for ((t = 0; t < 120; t++)); do
-    local ok=1
-    for f in "$dir"/node-*/node.properties; do
-      local host; host="$(sed -n 's/^bind=//p' "$f")"
-      (exec 3<>"/dev/tcp/$host/7070") 2>/dev/null || ok=0
+  local count; count="$(awk '$1 == "nodes" {print $2}' "$state")"
+  for ((i = 0; i < count; i++)); do
+    for ((t = 0; ; t++)); do
+      [[ "$(node_state "$i" 1)" == running ]] && break
+      ((t < 120)) || die "node $i did not start; its log, $dir/node-$i/server.log, ends with:
+$(tail -n 20 "$dir/node-$i/server.log" 2>/dev/null)"
+      sleep 0.5
     done
-    [[ $ok == 1 ]] && return 0
-    sleep 0.5
   done
-  die "servers did not start; see $dir/node-*/server.log"
+}
+
+# `up` on an existing cluster: starts exactly the nodes that do not run.
+restart_all() {
+  local count cp; count="$(awk '$1 == "nodes" {print $2}' "$state")"
+  cp="$(awk '$1 == "classpath" {print $2}' "$state")"
+  [[ "$n" == "$count" ]] || die "$dir holds a namespace cluster of $count nodes, not $n"
+  for ((i = 0; i < count; i++)); do ensure_node "$i" "$cp"; done
+  await_all
+  echo "cluster file: $dir/cluster.properties"
 }
 
 down() {
   [[ -f "$state" ]] || die "no namespace cluster in $dir"
-  while read -r kind a b; do
-    [[ "$kind" == pid ]] && kill "$b" 2>/dev/null || true
-  done < "$state"
-  sleep 1
-  while read -r kind a b; do
-    [[ "$kind" == pid ]] && kill -9 "$b" 2>/dev/null || true
-  done < "$state"
+  local count failed=0; count="$(awk '$1 == "nodes" {print $2}' "$state")"
+  for ((i = 0; i < count; i++)); do
+    # each node flushes every table and exits; one that does not answer is said so
+    sss_cli node stop --config "$dir/node-$i/node.properties" || failed=1
+  done
+  [[ $failed == 0 ]] || echo "netns-cluster: some nodes did not stop cleanly (see above)" >&2
   while read -r kind a b; do
     case "$kind" in
       netns) ip netns del "$a" 2>/dev/null || true ;;
@@ -155,7 +198,8 @@ restart() {
   [[ -f "$state" ]] || die "no namespace cluster in $dir"
   local cp; cp="$(awk '$1 == "classpath" {print $2}' "$state")"
   local i="$link_node"
-  start_node "$i" "$cp"
+  [[ -f "$dir/node-$i/node.properties" ]] || die "no node $i"
+  ensure_node "$i" "$cp"
   await_all
 }
 

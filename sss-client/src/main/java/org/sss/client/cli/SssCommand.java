@@ -13,7 +13,7 @@ import picocli.CommandLine.Mixin;
 @Command(name = "sss", mixinStandardHelpOptions = true, version = "sss 0.1.0",
     description = "SSS: a MapReduce engine on a sharded key-value store.",
     subcommands = {
-        ClusterCommand.class, ServerCommand.class, TableCommand.class, PutCommand.class,
+        ClusterCommand.class, NodeCommand.class, ServerCommand.class, TableCommand.class, PutCommand.class,
         GetCommand.class, ScanCommand.class, CountCommand.class, LoadCommand.class, DumpCommand.class,
         RunCommand.class, PingCommand.class,
         CommandLine.HelpCommand.class})

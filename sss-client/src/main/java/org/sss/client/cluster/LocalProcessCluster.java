@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.Properties;
 import org.sss.client.SssClient;
@@ -53,10 +52,7 @@ import org.sss.core.transport.Auth;
 public final class LocalProcessCluster implements SssCluster {
   private static final String SERVER_MAIN = "org.sss.server.ServerMain";
   private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
-  /** How long a held lock may go unanswered before a start gives up on it. */
-  private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(30);
-  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
-  private static final Duration TERM_GRACE = Duration.ofSeconds(15);
+  private static final Duration TERM_GRACE = NodeControl.TERM_GRACE;
   private static final String DEFAULT_HEAP = "1g";
 
   private final Path dir;
@@ -144,52 +140,33 @@ public final class LocalProcessCluster implements SssCluster {
     return dir.resolve("node-" + node);
   }
 
-  private NodeLockProbe lock(int node) {
-    return new NodeLockProbe(nodeDir(node).resolve("data"));
+  private NodeControl control(int node) {
+    return new NodeControl(spec, node, nodeDir(node).resolve("data"));
   }
 
   /** The process of a running node, as the kernel names its lock's holder. */
   public Optional<Long> pid(int node) {
-    OptionalLong pid = lock(node).holder();
-    return pid.isPresent() ? Optional.of(pid.getAsLong()) : Optional.empty();
+    return control(node).pid();
   }
 
   /** True when the node answers an authenticated connection as itself. */
   public boolean answers(int node) {
-    try (SssClient c = SssClient.connect(spec)) {
-      c.channels().get(node);
-      return true;
-    } catch (RuntimeException e) {
-      return false;
-    }
+    return control(node).answers();
   }
 
   /**
-   * Waits until node {@code node} either runs (its lock is held and it answers) or is stopped
-   * (its lock is free), and says which; fails when the lock stays held without an answer.
+   * Waits until node {@code node} either runs or is stopped, and says whether it runs; fails
+   * when its lock stays held without an answer.
    */
   private boolean awaitSettled(int node) throws IOException {
-    Instant deadline = Instant.now().plus(SETTLE_TIMEOUT);
-    while (true) {
-      NodeLockProbe lock = lock(node);
-      if (!lock.held()) {
-        return false;
-      }
-      if (answers(node)) {
-        return true;
-      }
-      if (Instant.now().isAfter(deadline)) {
-        throw new IOException("node " + node + ": a process" + pidText(lock) + " holds " + nodeDir(node).resolve("data")
-            + " but the node has not answered for " + SETTLE_TIMEOUT.toSeconds() + " s; stop it with `sss cluster stop --dir "
-            + dir + "`");
-      }
-      sleep(100);
+    NodeControl c = control(node);
+    NodeControl.State s = c.awaitSettled(NodeControl.SETTLE_TIMEOUT);
+    if (s == NodeControl.State.UNRESPONSIVE) {
+      throw new IOException("node " + node + ": a process" + c.holderText() + " holds " + c.dataDir()
+          + " but the node has not answered for " + NodeControl.SETTLE_TIMEOUT.toSeconds()
+          + " s; stop it with `sss cluster stop --dir " + dir + "`");
     }
-  }
-
-  private static String pidText(NodeLockProbe lock) {
-    OptionalLong pid = lock.holder();
-    return pid.isPresent() ? " (pid " + pid.getAsLong() + ")" : "";
+    return s == NodeControl.State.RUNNING;
   }
 
   /** A server process this start launched, and where its log stood before it. */
@@ -259,7 +236,7 @@ public final class LocalProcessCluster implements SssCluster {
       Launched mine = launched.get(i);
       while (!answers(i)) {
         if (mine != null && !mine.process.isAlive()) {
-          if (lock(i).held()) {
+          if (control(i).lockHeld()) {
             // another start launched this node first (ours found its directory locked): wait for that one
             mine = null;
             continue;
@@ -275,7 +252,7 @@ public final class LocalProcessCluster implements SssCluster {
           throw new IOException("node " + i + " did not answer within " + START_TIMEOUT.toSeconds() + " s; it logged:\n"
               + logSince(nodeDir(i).resolve("server.log"), mine == null ? -1 : mine.logOffset));
         }
-        sleep(100);
+        NodeControl.sleep(100);
       }
     }
   }
@@ -287,16 +264,14 @@ public final class LocalProcessCluster implements SssCluster {
 
   /** Kills one node at once ({@code kill -9}), as a crash would, and waits until it is gone. */
   public void kill(int node) {
-    killNow(node);
-    Instant deadline = Instant.now().plus(STOP_TIMEOUT);
-    while (lock(node).held() && Instant.now().isBefore(deadline)) {
-      sleep(20);
-    }
+    NodeControl c = control(node);
+    c.killNow();
+    c.awaitLockFree(NodeControl.STOP_TIMEOUT);
   }
 
   /** Sends {@code kill -9} to the node's process and returns at once (it may still be dying). */
   public void killNow(int node) {
-    pid(node).flatMap(ProcessHandle::of).ifPresent(ProcessHandle::destroyForcibly);
+    control(node).killNow();
   }
 
   /** Stops every node; see {@link #stop()}. */
@@ -305,63 +280,25 @@ public final class LocalProcessCluster implements SssCluster {
   }
 
   /**
-   * Stops every node of this directory, each asked over the wire to flush and exit; returns a
-   * line per node saying how it stopped (and what may be lost where it had to be forced).
+   * Stops every node of this directory ({@link NodeControl#stop}); returns a line per node
+   * saying how it stopped, and what may be lost where it had to be forced.
    */
   public List<String> stop() {
-    List<String> report = new ArrayList<>();
-    List<Integer> asked = new ArrayList<>();
+    List<java.util.concurrent.CompletableFuture<String>> stops = new ArrayList<>();
     for (int i = 0; i < spec.nodeCount(); i++) {
-      if (!lock(i).held()) {
-        report.add("node " + i + ": not running");
-        continue;
-      }
-      try (SssClient c = SssClient.connect(spec)) {
-        long flushed = c.stopNode(i);
-        asked.add(i);
-        report.add("node " + i + ": stopped, " + flushed + " table(s) flushed");
-      } catch (RuntimeException e) {
-        report.add(forceStop(i, e.getMessage()));
-      }
+      NodeControl c = control(i);
+      java.util.concurrent.CompletableFuture<String> f = new java.util.concurrent.CompletableFuture<>();
+      Thread t = new Thread(() -> {
+        try {
+          f.complete(c.stop());
+        } catch (RuntimeException e) {
+          f.complete("node " + c.node() + ": NOT STOPPED: " + e.getMessage());
+        }
+      }, "sss-stop-node-" + i);
+      t.start(); // side by side: each waits for its node to flush and exit
+      stops.add(f);
     }
-    for (int i : asked) {
-      if (!awaitLockFree(i, STOP_TIMEOUT)) {
-        report.set(i, forceStop(i, "it flushed but did not exit within " + STOP_TIMEOUT.toSeconds() + " s"));
-      }
-    }
-    return report;
-  }
-
-  /**
-   * Stops a node that cannot be asked: SIGTERM to the lock's holder (its shutdown also flushes),
-   * SIGKILL after a grace period.
-   */
-  private String forceStop(int node, String why) {
-    Optional<ProcessHandle> h = pid(node).flatMap(ProcessHandle::of);
-    if (h.isEmpty()) {
-      return awaitLockFree(node, TERM_GRACE) ? "node " + node + ": stopped (it exited meanwhile)"
-          : "node " + node + ": NOT STOPPED: it does not answer (" + why + ") and no server process holds its lock";
-    }
-    long pid = h.get().pid();
-    h.get().destroy();
-    if (awaitLockFree(node, TERM_GRACE)) {
-      return "node " + node + ": did not answer (" + why + "); stopped with SIGTERM (pid " + pid + "), tables flushed on exit";
-    }
-    h.get().destroyForcibly();
-    awaitLockFree(node, STOP_TIMEOUT);
-    return "node " + node + ": did not answer (" + why + ") nor stop within " + TERM_GRACE.toSeconds()
-        + " s of SIGTERM; KILLED (pid " + pid + "): writes to tables without a WAL since their last flush are lost";
-  }
-
-  private boolean awaitLockFree(int node, Duration timeout) {
-    Instant deadline = Instant.now().plus(timeout);
-    while (lock(node).held()) {
-      if (Instant.now().isAfter(deadline)) {
-        return false;
-      }
-      sleep(20);
-    }
-    return true;
+    return stops.stream().map(java.util.concurrent.CompletableFuture::join).toList();
   }
 
   @Override
@@ -380,15 +317,6 @@ public final class LocalProcessCluster implements SssCluster {
       return text.isBlank() ? "(nothing)" : text;
     } catch (IOException e) {
       return "(no log: " + e.getMessage() + ")";
-    }
-  }
-
-  private static void sleep(long ms) {
-    try {
-      Thread.sleep(ms);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
     }
   }
 }

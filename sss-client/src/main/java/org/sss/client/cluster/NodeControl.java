@@ -1,0 +1,194 @@
+package org.sss.client.cluster;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Properties;
+import org.sss.client.SssClient;
+import org.sss.core.cluster.ClusterSpec;
+
+/**
+ * One node as an operator sees it, identified by itself: it runs while a process holds its data
+ * directory's lock ({@link NodeLockProbe}), and is up when it also answers an authenticated
+ * connection as the node the cluster file names. Stopping asks the node over the wire to flush
+ * and exit; only a node that does not answer is signalled, and only the process the kernel
+ * names as its lock's holder. Nothing here trusts a pid file or a clock.
+ */
+public final class NodeControl {
+  /** How long a held lock may go unanswered before the node counts as hung. */
+  static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(30);
+  static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
+  static final Duration TERM_GRACE = Duration.ofSeconds(15);
+
+  /** What a node is doing. */
+  public enum State {
+    /** No process holds its lock. */
+    STOPPED,
+    /** Its lock is held and it answers. */
+    RUNNING,
+    /** Its lock is held but it does not answer (hung, or cut off). */
+    UNRESPONSIVE
+  }
+
+  private final ClusterSpec spec;
+  private final int node;
+  private final Path dataDir;
+  private final NodeLockProbe lock;
+
+  public NodeControl(ClusterSpec spec, int node, Path dataDir) {
+    this.spec = spec;
+    this.node = node;
+    this.dataDir = dataDir;
+    this.lock = new NodeLockProbe(dataDir);
+  }
+
+  /** The node described by a node file ({@code cluster=}, {@code node.id=}, {@code data.dir=}). */
+  public static NodeControl ofNodeFile(Path nodeFile) throws IOException {
+    Properties p = new Properties();
+    try (Reader r = Files.newBufferedReader(nodeFile, StandardCharsets.UTF_8)) {
+      p.load(r);
+    }
+    Path base = nodeFile.toAbsolutePath().getParent();
+    String cluster = p.getProperty("cluster");
+    String id = p.getProperty("node.id");
+    String data = p.getProperty("data.dir");
+    if (cluster == null || id == null || data == null) {
+      throw new IllegalArgumentException(nodeFile + ": needs cluster=, node.id= and data.dir=");
+    }
+    try {
+      return new NodeControl(ClusterSpec.load(base.resolve(cluster.trim())), Integer.parseInt(id.trim()),
+          base.resolve(data.trim()));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(nodeFile + ": node.id is not a number: '" + id + "'");
+    }
+  }
+
+  public int node() {
+    return node;
+  }
+
+  /** True while some process holds the node's lock (it runs, starts, or is being torn down). */
+  public boolean lockHeld() {
+    return lock.held();
+  }
+
+  /** The node's process, as the kernel names its lock's holder. */
+  public Optional<Long> pid() {
+    OptionalLong pid = lock.holder();
+    return pid.isPresent() ? Optional.of(pid.getAsLong()) : Optional.empty();
+  }
+
+  /** True when the node answers an authenticated connection as itself. */
+  public boolean answers() {
+    try (SssClient c = SssClient.connect(spec)) {
+      c.channels().get(node);
+      return true;
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  /** The node's state now. */
+  public State state() {
+    if (!lockHeld()) {
+      return State.STOPPED;
+    }
+    return answers() ? State.RUNNING : State.UNRESPONSIVE;
+  }
+
+  /**
+   * Waits while the node's lock is held without an answer (a node starting, or a process being
+   * torn down after {@code kill -9}) and returns STOPPED or RUNNING, or UNRESPONSIVE when that
+   * lasts {@code timeout}.
+   */
+  public State awaitSettled(Duration timeout) {
+    Instant deadline = Instant.now().plus(timeout);
+    while (true) {
+      State s = state();
+      if (s != State.UNRESPONSIVE || Instant.now().isAfter(deadline)) {
+        return s;
+      }
+      sleep(100);
+    }
+  }
+
+  /** Describes who holds the lock, for messages. */
+  String holderText() {
+    return pid().map(p -> " (pid " + p + ")").orElse("");
+  }
+
+  /**
+   * Stops the node and says how, in one line: asked over the wire (it flushes every table and
+   * exits), or, when it does not answer, SIGTERM to its lock's holder (its shutdown flushes too)
+   * and SIGKILL after {@link #TERM_GRACE}, saying what may be lost.
+   */
+  public String stop() {
+    if (!lockHeld()) {
+      return "node " + node + ": not running";
+    }
+    long flushed;
+    try (SssClient c = SssClient.connect(spec)) {
+      flushed = c.stopNode(node);
+    } catch (RuntimeException e) {
+      return forceStop(e.getMessage());
+    }
+    if (!awaitLockFree(STOP_TIMEOUT)) {
+      return forceStop("it flushed but did not exit within " + STOP_TIMEOUT.toSeconds() + " s");
+    }
+    return "node " + node + ": stopped, " + flushed + " table(s) flushed";
+  }
+
+  private String forceStop(String why) {
+    Optional<ProcessHandle> h = pid().flatMap(ProcessHandle::of);
+    if (h.isEmpty()) {
+      return awaitLockFree(TERM_GRACE) ? "node " + node + ": stopped (it exited meanwhile)"
+          : "node " + node + ": NOT STOPPED: it does not answer (" + why + ") and no server process holds its lock";
+    }
+    long pid = h.get().pid();
+    h.get().destroy();
+    if (awaitLockFree(TERM_GRACE)) {
+      return "node " + node + ": did not answer (" + why + "); stopped with SIGTERM (pid " + pid
+          + "), tables flushed on exit";
+    }
+    h.get().destroyForcibly();
+    awaitLockFree(STOP_TIMEOUT);
+    return "node " + node + ": did not answer (" + why + ") nor stop within " + TERM_GRACE.toSeconds()
+        + " s of SIGTERM; KILLED (pid " + pid + "): writes to tables without a WAL since their last flush are lost";
+  }
+
+  /** Sends {@code kill -9} to the node's process and returns at once (it may still be dying). */
+  public void killNow() {
+    pid().flatMap(ProcessHandle::of).ifPresent(ProcessHandle::destroyForcibly);
+  }
+
+  /** Waits until no process holds the node's lock; false after {@code timeout}. */
+  public boolean awaitLockFree(Duration timeout) {
+    Instant deadline = Instant.now().plus(timeout);
+    while (lockHeld()) {
+      if (Instant.now().isAfter(deadline)) {
+        return false;
+      }
+      sleep(20);
+    }
+    return true;
+  }
+
+  Path dataDir() {
+    return dataDir;
+  }
+
+  static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+}
