@@ -84,7 +84,7 @@ public final class SssServer implements AutoCloseable {
       throw e;
     }
     KvsService kvs = new KvsService(store, config.cluster().partitionMap(), config.nodeId(),
-        config.maxValueBytes(), Math.min(config.maxFrameBytes(), org.sss.core.transport.Pipelines.DEFAULT_MAX_FRAME));
+        config.maxValueBytes());
     EngineService engine = new EngineService(store, config.cluster(), config.nodeId(), config.workerThreads(),
         config.maxValueBytes());
     ThreadPoolExecutor workers = new ThreadPoolExecutor(config.workerThreads(), config.workerThreads(),

@@ -313,7 +313,8 @@ class CommandLineTest {
 
       Run stop = sss("cluster", "stop", "--dir", dir.toString());
       assertEquals(0, stop.status(), stop::toString);
-      assertEquals("stopped\n", stop.out());
+      assertEquals(List.of("node 0: stopped, 1 table(s) flushed", "node 1: stopped, 1 table(s) flushed", "stopped"),
+          stop.out().lines().toList(), "each node flushed its table 't' and exited");
       Run down = sss("--cluster", file, "count", "t");
       assertEquals(1, down.status(), () -> "a stopped cluster cannot answer: " + down);
       assertEquals(1, down.errLines().size(), down::toString);

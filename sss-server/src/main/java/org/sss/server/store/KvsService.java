@@ -36,13 +36,13 @@ public final class KvsService {
   private final int maxValueBytes;
   private final MultiValued multiValued;
   /**
-   * The most key and value bytes one answer may carry: an answer over the peer's frame limit
-   * would close the connection it shares with other work (a job's coordinator among them).
+   * The most key and value bytes one answer may carry: an answer over the client's frame limit
+   * (64 MiB, whatever this node's own limit for requests) would close the connection it shares
+   * with other work (a job's coordinator among them).
    */
-  private final int answerBudget;
+  private final int answerBudget = org.sss.core.transport.Pipelines.DEFAULT_MAX_FRAME - (1 << 20);
 
-  public KvsService(NodeStore store, PartitionMap partitionMap, int nodeId, int maxValueBytes, int maxFrameBytes) {
-    this.answerBudget = Math.max(maxValueBytes, maxFrameBytes - (1 << 20));
+  public KvsService(NodeStore store, PartitionMap partitionMap, int nodeId, int maxValueBytes) {
     this.store = store;
     this.partitionMap = partitionMap;
     this.nodeId = nodeId;

@@ -49,7 +49,7 @@ class KvsServicePutBatchTest {
   void open() {
     store = NodeStore.open(dir);
     table = store.create("t", TableOptions.newBuilder().setDisableWal(true).build(), false);
-    kvs = new KvsService(store, PartitionMap.roundRobin(PARTITIONS, 1), 0, MAX_VALUE, 64 << 20);
+    kvs = new KvsService(store, PartitionMap.roundRobin(PARTITIONS, 1), 0, MAX_VALUE);
   }
 
   @AfterEach
