@@ -371,6 +371,23 @@ class RightAnswersTest {
     assertEquals(0, client.count("files-bad"), "nothing may be written when a name is refused");
   }
 
+  @Test
+  void cancel_reachesUserCodeThatSleeps_andTheJobEndsAtOnce() throws Exception {
+    RunningJob running = client.submit(Job.named("sleepy").input("rows", Serdes.LONG, Serdes.STRING)
+        .map(RightAnswerJobs.SleepsLong.class, Serdes.LONG, Serdes.LONG)
+        .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG).output("sleepy-out").build());
+    awaitTableMatching(n -> n.startsWith("sss-tmp-" + running.id()));
+    Thread.sleep(500); // the mappers are inside their first 25 s sleep
+    long start = System.nanoTime();
+    running.cancel();
+    JobFailedException e = assertThrows(JobFailedException.class, running::await);
+    assertEquals(ErrorCode.JOB_ABORTED, e.code(), e.getMessage());
+    double seconds = (System.nanoTime() - start) / 1e9;
+    assertTrue(seconds < 8, "cancel took " + seconds + " s: the sleeping mappers were not interrupted");
+    assertFalse(exists("sleepy-out"));
+    assertNoJobTables();
+  }
+
   private static void awaitTableMatching(java.util.function.Predicate<String> name) throws InterruptedException {
     long deadline = System.nanoTime() + 20_000_000_000L;
     while (client.listTables().stream().noneMatch(t -> name.test(t.getName()))) {

@@ -60,6 +60,9 @@ final class MapOutput<KO, VO> {
   }
 
   private void emit(KO k, VO v) {
+    if (stage.stopping()) {
+      throw new StageAborted(); // a mapper emitting in a loop stops at its next pair
+    }
     recordsOut.increment();
     try {
       if (combiner != null) {

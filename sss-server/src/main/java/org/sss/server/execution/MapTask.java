@@ -104,6 +104,9 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
       throw new ReadFailed("reading partition " + partition + " of table '" + spec.getInputTable()
           + "' failed on node " + stage.nodeId + ": " + e.getCause().getMessage(), e.getCause());
     } catch (Throwable e) {
+      if (stage.aborted.get()) {
+        throw new StageAborted(); // user code that wrapped the abort's interrupt: not its own failure
+      }
       throw new UserCodeException(stage.where("map", partition), e);
     } finally {
       recordsIn.flush();

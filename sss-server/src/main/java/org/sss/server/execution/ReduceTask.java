@@ -79,6 +79,9 @@ final class ReduceTask<K, VI, KO, VO> implements Runnable {
         reducer.reduce(key, () -> new Iterator<VI>() {
           @Override
           public boolean hasNext() {
+            if (stage.stopping()) {
+              throw new StageAborted(); // a reducer looping over a hot key stops at its next value
+            }
             return group.hasValue();
           }
 
@@ -101,6 +104,9 @@ final class ReduceTask<K, VI, KO, VO> implements Runnable {
       Thread.currentThread().interrupt();
       throw new StageAborted();
     } catch (Throwable e) {
+      if (stage.aborted.get()) {
+        throw new StageAborted(); // user code that wrapped the abort's interrupt: not its own failure
+      }
       throw new UserCodeException(stage.where("reduce", partition), e);
     } finally {
       recordsIn.flush();
