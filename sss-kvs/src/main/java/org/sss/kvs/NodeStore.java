@@ -53,6 +53,9 @@ public final class NodeStore implements AutoCloseable {
     RocksDB.loadLibrary();
   }
 
+  /** The bound on a node's write-ahead logs (see {@link #open}). */
+  public static final long MAX_TOTAL_WAL_BYTES = 128L << 20;
+
   private static final String CATALOG_PREFIX = "table/";
   private static final String FAMILY_PREFIX = "family/";
 
@@ -126,7 +129,12 @@ public final class NodeStore implements AutoCloseable {
           .setMaxBackgroundJobs(2)
           .setBytesPerSync(1 << 20)
           .setMaxOpenFiles(512)
-          .setKeepLogFileNum(3);
+          .setKeepLogFileNum(3)
+          // Write-ahead logs are freed only when every live table's data in them is flushed; the
+          // catalog's few entries would pin every log since its last flush (it never fills a
+          // memtable), and with them the logs of dropped tables. Past this total RocksDB
+          // flushes the tables holding the oldest log, the catalog included.
+          .setMaxTotalWalSize(MAX_TOTAL_WAL_BYTES);
       Catalog catalog = readCatalog(dbDir, families);
       Map<String, String> owners = catalog.ownerByFamily();
       List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
