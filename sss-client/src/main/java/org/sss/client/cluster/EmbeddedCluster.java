@@ -17,11 +17,19 @@ final class EmbeddedCluster implements SssCluster {
   private final ClusterSpec spec;
   private final AutoCloseable nodes;
   private final Path dir;
+  /**
+   * Closes the nodes and deletes their directory when the JVM ends without {@link #close}
+   * (Ctrl-C during an embedded command): temporary data must not outlive its process.
+   */
+  private final Thread cleanUpAtExit;
+  private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
   private EmbeddedCluster(ClusterSpec spec, AutoCloseable nodes, Path dir) {
     this.spec = spec;
     this.nodes = nodes;
     this.dir = dir;
+    this.cleanUpAtExit = new Thread(this::closeNodesAndDelete, "sss-embedded-cleanup");
+    Runtime.getRuntime().addShutdownHook(cleanUpAtExit);
   }
 
   static EmbeddedCluster start(int n, int partitions) throws IOException {
@@ -54,6 +62,18 @@ final class EmbeddedCluster implements SssCluster {
 
   @Override
   public void close() {
+    try {
+      Runtime.getRuntime().removeShutdownHook(cleanUpAtExit);
+    } catch (IllegalStateException shuttingDown) {
+      // the hook runs, or has run, already
+    }
+    closeNodesAndDelete();
+  }
+
+  private void closeNodesAndDelete() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
     try {
       nodes.close();
     } catch (Exception e) {
