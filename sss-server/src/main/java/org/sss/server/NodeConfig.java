@@ -1,9 +1,6 @@
 package org.sss.server;
 
 import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Properties;
 import java.util.Set;
@@ -29,6 +26,8 @@ public record NodeConfig(ClusterSpec cluster, int nodeId, Path dataDir, String b
                          Path tlsCert, Path tlsKey) {
   public static final int DEFAULT_MAX_FRAME = 64 << 20;
   public static final int DEFAULT_MAX_VALUE = 32 << 20;
+  /** The smallest frame limit a node accepts (bulk batches are about 1 MiB). */
+  public static final int MIN_MAX_FRAME = 1 << 20;
   private static final Set<String> KNOWN = Set.of("cluster", "node.id", "data.dir", "bind",
       "max.frame.bytes", "max.value.bytes", "worker.threads", "tls.cert", "tls.key");
 
@@ -37,8 +36,17 @@ public record NodeConfig(ClusterSpec cluster, int nodeId, Path dataDir, String b
       throw new IllegalArgumentException("node.id " + nodeId + " is not in the cluster (0.."
           + (cluster.nodeCount() - 1) + ")");
     }
-    if (maxValueBytes > maxFrameBytes) {
-      throw new IllegalArgumentException("max.value.bytes must not exceed max.frame.bytes");
+    if (maxFrameBytes < MIN_MAX_FRAME) {
+      throw new IllegalArgumentException("max.frame.bytes must be at least " + MIN_MAX_FRAME
+          + " (1 MiB), not " + maxFrameBytes);
+    }
+    if (maxValueBytes < 1 || maxValueBytes > maxFrameBytes - (64 << 10)) {
+      throw new IllegalArgumentException("max.value.bytes must be 1.." + (maxFrameBytes - (64 << 10))
+          + " (a pair and its header must fit in a frame of max.frame.bytes=" + maxFrameBytes + "), not "
+          + maxValueBytes);
+    }
+    if (workerThreads < 1) {
+      throw new IllegalArgumentException("worker.threads must be at least 1, not " + workerThreads);
     }
   }
 
@@ -54,10 +62,7 @@ public record NodeConfig(ClusterSpec cluster, int nodeId, Path dataDir, String b
 
   /** Reads a node file; relative paths in it are relative to the file's directory. */
   public static NodeConfig load(Path file) throws IOException {
-    Properties p = new Properties();
-    try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      p.load(r);
-    }
+    Properties p = org.sss.core.cluster.StrictProperties.load(file);
     Set<String> unknown = new TreeSet<>(p.stringPropertyNames());
     unknown.removeAll(KNOWN);
     if (!unknown.isEmpty()) {

@@ -19,7 +19,7 @@ public final class ServerMain {
     try {
       server = SssServer.start(NodeConfig.load(Path.of(args[1])));
     } catch (Exception e) {
-      System.err.println("sss server: " + e.getMessage());
+      System.err.println("sss server: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
       System.exit(1);
       return;
     }

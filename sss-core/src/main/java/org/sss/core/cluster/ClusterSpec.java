@@ -1,7 +1,6 @@
 package org.sss.core.cluster;
 
 import java.io.IOException;
-import java.io.Reader;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -67,10 +66,7 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
 
   /** Reads a cluster file, naming the file and the key in any error. */
   public static ClusterSpec load(Path file) throws IOException {
-    Properties props = new Properties();
-    try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      props.load(r);
-    }
+    Properties props = StrictProperties.load(file);
     String trust = props.getProperty("tls.trust");
     if (trust != null && !trust.isBlank()) {
       Path parent = file.toAbsolutePath().getParent();
@@ -105,12 +101,21 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
     if (nodes.isEmpty()) {
       throw new IllegalArgumentException("no nodes (expected node.0=host:port, ...)");
     }
+    Set<String> addresses = new java.util.HashSet<>();
+    for (NodeAddress n : nodes) {
+      if (!addresses.add(n.hostPort())) {
+        throw new IllegalArgumentException("two nodes at " + n.hostPort() + " (node." + n.id() + " and another)");
+      }
+    }
     int partitions;
     try {
       partitions = Integer.parseInt(props.getProperty("partitions",
           Integer.toString(DEFAULT_PARTITIONS_PER_NODE * nodes.size())).trim());
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("partitions is not a number: " + props.getProperty("partitions"));
+    }
+    if (partitions < 1 || partitions > PartitionMap.MAX_PARTITIONS) {
+      throw new IllegalArgumentException("partitions must be 1.." + PartitionMap.MAX_PARTITIONS + ", not " + partitions);
     }
     PartitionMap map;
     String mapText = props.getProperty("partition.map");
@@ -124,11 +129,15 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
       }
       int[] owners = new int[parts.length];
       for (int p = 0; p < parts.length; p++) {
-        owners[p] = Integer.parseInt(parts[p].trim());
+        try {
+          owners[p] = Integer.parseInt(parts[p].trim());
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException("partition.map entry " + p + " is not a node number: '" + parts[p] + "'");
+        }
       }
       map = PartitionMap.of(owners, nodes.size());
     }
-    boolean tls = Boolean.parseBoolean(props.getProperty("tls", "false").trim());
+    boolean tls = StrictProperties.parseBoolean("tls", props.getProperty("tls", "false"));
     return new ClusterSpec(nodes, map, props.getProperty("secret", ""), tls, props.getProperty("tls.trust"));
   }
 

@@ -1,0 +1,48 @@
+package org.sss.server;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A node file is checked when read, each mistake named with its key and value. */
+class NodeConfigValidationTest {
+  @TempDir
+  Path dir;
+
+  @BeforeEach
+  void clusterFile() throws IOException {
+    Files.writeString(dir.resolve("cluster.properties"), "secret=s\nnode.0=127.0.0.1:7000\n");
+  }
+
+  private String refused(String extra) throws IOException {
+    Path f = dir.resolve("node.properties");
+    Files.writeString(f, "cluster=cluster.properties\nnode.id=0\ndata.dir=data\n" + extra);
+    return assertThrows(IllegalArgumentException.class, () -> NodeConfig.load(f)).getMessage();
+  }
+
+  @Test
+  void workerThreadsZero_isRefused() throws IOException {
+    assertTrue(refused("worker.threads=0\n").contains("worker.threads must be at least 1, not 0"));
+  }
+
+  @Test
+  void tinyFrameLimit_isRefused() throws IOException {
+    assertTrue(refused("max.frame.bytes=100\n").contains("max.frame.bytes must be at least"));
+  }
+
+  @Test
+  void valueLimitOverTheFrame_isRefused() throws IOException {
+    assertTrue(refused("max.frame.bytes=2097152\nmax.value.bytes=2097152\n").contains("max.value.bytes must be 1.."));
+  }
+
+  @Test
+  void repeatedKey_isRefused() throws IOException {
+    assertTrue(refused("node.id=0\n").contains("'node.id' is given twice"));
+  }
+}
