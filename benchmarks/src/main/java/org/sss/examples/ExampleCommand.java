@@ -82,22 +82,34 @@ public final class ExampleCommand implements CommandExtension, Runnable {
     public Integer call() throws Exception {
       try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
         boolean ok = false;
+        // Ctrl-C skips the finally below: the example's tables go then too
+        Thread dropAtExit = new Thread(() -> dropTables(client), "sss-example-cleanup");
+        Runtime.getRuntime().addShutdownHook(dropAtExit);
         try {
           int status = run(client, c);
           ok = true;
           return status;
         } finally {
+          try {
+            Runtime.getRuntime().removeShutdownHook(dropAtExit);
+          } catch (IllegalStateException shuttingDown) {
+            // the hook drops them
+          }
           if (keepTables && ok) {
             System.out.println("tables kept: " + String.join(" ", tables));
           } else {
-            for (String t : tables) {
-              try {
-                client.dropTable(t, true);
-              } catch (RuntimeException e) {
-                // best effort: the run's own error, if any, is the one to report
-              }
-            }
+            dropTables(client);
           }
+        }
+      }
+    }
+
+    private void dropTables(SssClient client) {
+      for (String t : List.copyOf(tables)) {
+        try {
+          client.dropTable(t, true);
+        } catch (RuntimeException e) {
+          // best effort: the run's own error, if any, is the one to report
         }
       }
     }

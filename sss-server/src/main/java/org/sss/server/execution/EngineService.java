@@ -166,7 +166,7 @@ public final class EngineService implements AutoCloseable {
     }
     StoreTable input = store.require(spec.getInputTable());
     StoreTable output = store.require(spec.getOutputTable());
-    ClassLoader loader = jars.loader(spec.getJarHash());
+    ClassLoader loader = jars.acquire(spec.getJarHash());
     AtomicReference<Throwable> failure = new AtomicReference<>();
     java.util.concurrent.atomic.AtomicBoolean aborted = new java.util.concurrent.atomic.AtomicBoolean();
     StageShuffle shuffle = new StageShuffle(jobId, spec.getOutputTable(), spec.getOutputMultiValued(), nodeId,
@@ -176,6 +176,7 @@ public final class EngineService implements AutoCloseable {
     int threads = spec.getThreads() > 0 ? spec.getThreads() : defaultThreads;
     StageExecution execution = new StageExecution(context, partitions, threads, readers, runners);
     if (running.putIfAbsent(jobId, execution) != null) {
+      jars.release(spec.getJarHash());
       return CompletableFuture.failedFuture(new StoreException(ErrorCode.BAD_REQUEST,
           "job " + jobId + " already runs a stage on node " + nodeId));
     }
@@ -183,6 +184,7 @@ public final class EngineService implements AutoCloseable {
     if (abortedMeanwhile != null) {
       // an abort that came after the check above found nothing running: it must not be lost
       running.remove(jobId, execution);
+      jars.release(spec.getJarHash());
       return CompletableFuture.failedFuture(new StoreException(ErrorCode.JOB_ABORTED,
           "job " + jobId + " was aborted: " + abortedMeanwhile));
     }
@@ -194,7 +196,10 @@ public final class EngineService implements AutoCloseable {
           }
           return report;
         })
-        .whenComplete((r, e) -> running.remove(jobId, execution));
+        .whenComplete((r, e) -> {
+          running.remove(jobId, execution);
+          jars.release(spec.getJarHash());
+        });
   }
 
   /**
