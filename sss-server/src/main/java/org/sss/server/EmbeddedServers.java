@@ -3,8 +3,10 @@ package org.sss.server;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.EmbeddedNodes;
+import org.sss.core.cluster.NodeAddress;
 
 /** Starts a cluster's nodes in this JVM, for tests, demos and the command line. */
 public final class EmbeddedServers implements EmbeddedNodes {
@@ -20,5 +22,66 @@ public final class EmbeddedServers implements EmbeddedNodes {
       throw e;
     }
     return () -> servers.forEach(SssServer::close);
+  }
+
+  @Override
+  public Started startOnFreePorts(int n, String host, Function<List<NodeAddress>, ClusterSpec> specOf,
+                                  Path baseDir) throws Exception {
+    List<NodeListener> listeners = bindAll(n, host);
+    ClusterSpec spec;
+    try {
+      spec = specOf.apply(addresses(listeners, host));
+    } catch (RuntimeException e) {
+      listeners.forEach(NodeListener::close);
+      throw e;
+    }
+    List<SssServer> servers = startAll(listeners, i -> NodeConfig.of(spec, i, baseDir.resolve("node-" + i)));
+    return new Started(spec, () -> servers.forEach(SssServer::close));
+  }
+
+  /** Binds {@code n} sockets on {@code host}, each on a port the kernel picks; all or none. */
+  public static List<NodeListener> bindAll(int n, String host) throws java.io.IOException {
+    List<NodeListener> listeners = new ArrayList<>();
+    try {
+      for (int i = 0; i < n; i++) {
+        listeners.add(NodeListener.bind(host, 0));
+      }
+    } catch (java.io.IOException | RuntimeException e) {
+      listeners.forEach(NodeListener::close);
+      throw e;
+    }
+    return listeners;
+  }
+
+  /** The addresses of bound sockets, as node 0, 1, ... of a cluster spec. */
+  public static List<NodeAddress> addresses(List<NodeListener> listeners, String host) {
+    List<NodeAddress> nodes = new ArrayList<>();
+    for (int i = 0; i < listeners.size(); i++) {
+      nodes.add(new NodeAddress(i, host, listeners.get(i).port()));
+    }
+    return nodes;
+  }
+
+  /**
+   * Starts node {@code i} with {@code configOf(i)} on {@code listeners.get(i)}, for every i; when
+   * one fails, the ones started are closed and every listener is released.
+   */
+  public static List<SssServer> startAll(List<NodeListener> listeners,
+                                         java.util.function.IntFunction<NodeConfig> configOf)
+      throws InterruptedException {
+    List<SssServer> servers = new ArrayList<>();
+    int i = 0;
+    try {
+      for (; i < listeners.size(); i++) {
+        servers.add(SssServer.start(configOf.apply(i), listeners.get(i)));
+      }
+    } catch (RuntimeException | InterruptedException e) {
+      servers.forEach(SssServer::close);
+      for (int j = i; j < listeners.size(); j++) { // closing one a server took over does nothing
+        listeners.get(j).close();
+      }
+      throw e;
+    }
+    return servers;
   }
 }

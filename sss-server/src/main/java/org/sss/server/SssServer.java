@@ -59,14 +59,45 @@ public final class SssServer implements AutoCloseable {
   }
 
   /**
-   * Opens the store and starts listening. Refuses to listen beyond loopback without a secret:
-   * the secret is all that stands between a stranger and the node's data.
+   * Opens the store and starts listening on the port the cluster file names. Refuses to listen
+   * beyond loopback without a secret: the secret is all that stands between a stranger and the
+   * node's data.
    */
   public static SssServer start(NodeConfig config) throws InterruptedException {
+    return start(config, null);
+  }
+
+  /**
+   * Like {@link #start(NodeConfig)}, on a socket bound beforehand (its port must be the one the
+   * cluster file names for this node, its address the one the node listens on). The server owns
+   * the listener from this call on, whether it starts or not.
+   */
+  public static SssServer start(NodeConfig config, NodeListener bound) throws InterruptedException {
+    try {
+      return open(config, bound);
+    } catch (RuntimeException | InterruptedException | Error e) {
+      if (bound != null) {
+        bound.close(); // released unless the server had taken it (then the server closed it)
+      }
+      throw e;
+    }
+  }
+
+  private static SssServer open(NodeConfig config, NodeListener bound) throws InterruptedException {
     String host = config.listenHost();
     if (config.cluster().secret().isEmpty() && !isLoopback(host)) {
       throw new IllegalArgumentException("refusing to listen on " + host
           + " without a cluster secret; set secret= in the cluster file");
+    }
+    if (bound != null) {
+      if (bound.port() != config.port()) {
+        throw new IllegalArgumentException("node " + config.nodeId() + ": the socket given is bound to port "
+            + bound.port() + " but the cluster file says " + config.port());
+      }
+      if (!bound.listensOn(resolve(host))) {
+        throw new IllegalArgumentException("node " + config.nodeId() + ": the socket given is bound to "
+            + bound + " but the node listens on " + host);
+      }
     }
     SslContext ssl = tls(config);
     NodeLock lock;
@@ -83,10 +114,17 @@ public final class SssServer implements AutoCloseable {
       lock.close();
       throw e;
     }
-    KvsService kvs = new KvsService(store, config.cluster().partitionMap(), config.nodeId(),
-        config.maxValueBytes());
-    EngineService engine = new EngineService(store, config.cluster(), config.nodeId(), config.workerThreads(),
-        config.maxValueBytes());
+    KvsService kvs;
+    EngineService engine;
+    try {
+      kvs = new KvsService(store, config.cluster().partitionMap(), config.nodeId(), config.maxValueBytes());
+      engine = new EngineService(store, config.cluster(), config.nodeId(), config.workerThreads(),
+          config.maxValueBytes());
+    } catch (RuntimeException e) {
+      store.close();
+      lock.close();
+      throw e;
+    }
     ThreadPoolExecutor workers = new ThreadPoolExecutor(config.workerThreads(), config.workerThreads(),
         60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
         new DefaultThreadFactory("sss-node" + config.nodeId() + "-worker", true));
@@ -106,12 +144,12 @@ public final class SssServer implements AutoCloseable {
         closer.start(); // not a daemon: the process ends once it is done
       }
     };
+    java.nio.channels.ServerSocketChannel[] socket = {null};
     try {
+      socket[0] = (bound != null ? bound : bind(config)).take();
       Channel ch = new ServerBootstrap()
           .group(boss, io)
-          .channel(NioServerSocketChannel.class)
-          .option(ChannelOption.SO_BACKLOG, 256)
-          .option(ChannelOption.SO_REUSEADDR, true)
+          .channelFactory(() -> new NioServerSocketChannel(socket[0]))
           .childOption(ChannelOption.TCP_NODELAY, true)
           .childOption(ChannelOption.ALLOCATOR, Buffers.allocator())
           .childOption(ChannelOption.RCVBUF_ALLOCATOR, org.sss.core.transport.Pipelines.receiveBuffers())
@@ -126,7 +164,7 @@ public final class SssServer implements AutoCloseable {
                   stopRequested));
             }
           })
-          .bind(new InetSocketAddress(host, config.port())).sync().channel();
+          .register().sync().channel(); // the socket is bound already: registering starts accepting
       LOG.info("node {} listening on {}:{}, data in {}", config.nodeId(), host, config.port(), config.dataDir());
       SssServer server = new SssServer(config, lock, store, engine, boss, io, workers, ch);
       self.set(server);
@@ -138,7 +176,32 @@ public final class SssServer implements AutoCloseable {
       engine.close();
       store.close();
       lock.close();
+      if (socket[0] != null) {
+        try {
+          socket[0].close();
+        } catch (java.io.IOException ignored) {
+          // the start failed already; the socket is released either way
+        }
+      }
       throw e;
+    }
+  }
+
+  /** Binds the port the cluster file names for this node. */
+  private static NodeListener bind(NodeConfig config) {
+    try {
+      return NodeListener.bind(config.listenHost(), config.port());
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("node " + config.nodeId() + ": cannot listen on " + config.listenHost() + ":"
+          + config.port() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static java.net.InetAddress resolve(String host) {
+    try {
+      return java.net.InetAddress.getByName(host);
+    } catch (java.net.UnknownHostException e) {
+      throw new IllegalArgumentException("unknown host " + host, e);
     }
   }
 

@@ -3,16 +3,17 @@ package org.sss.client.cluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
 import java.util.ServiceLoader;
 import java.util.stream.Stream;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.EmbeddedNodes;
-import org.sss.core.cluster.NodeAddress;
 
-/** Nodes running in this JVM on loopback, with their data in a temporary directory. */
+/**
+ * Nodes running in this JVM on loopback, with their data in a temporary directory. Each node
+ * listens on a port the kernel picked when its socket was bound, before the cluster spec was
+ * made: no port is picked as free and bound later.
+ */
 final class EmbeddedCluster implements SssCluster {
   private final ClusterSpec spec;
   private final AutoCloseable nodes;
@@ -36,23 +37,14 @@ final class EmbeddedCluster implements SssCluster {
     EmbeddedNodes launcher = ServiceLoader.load(EmbeddedNodes.class).findFirst().orElseThrow(() ->
         new IllegalStateException("no embedded server on the class path (add the sss-server module)"));
     Path dir = Files.createTempDirectory("sss-embedded-");
-    IOException last = null;
-    for (int attempt = 0; attempt < 3; attempt++) {
-      List<NodeAddress> nodes = new ArrayList<>();
-      List<Integer> ports = FreePorts.pick(n);
-      for (int i = 0; i < n; i++) {
-        nodes.add(new NodeAddress(i, "127.0.0.1", ports.get(i)));
-      }
-      ClusterSpec spec = ClusterSpec.of(nodes, partitions, org.sss.core.transport.Auth.randomSecret());
-      try {
-        return new EmbeddedCluster(spec, launcher.start(spec, dir), dir);
-      } catch (Exception e) {
-        // a port picked as free was taken meanwhile: try other ports
-        last = new IOException("cannot start an embedded cluster: " + e.getMessage(), e);
-      }
+    try {
+      EmbeddedNodes.Started started = launcher.startOnFreePorts(n, "127.0.0.1",
+          nodes -> ClusterSpec.of(nodes, partitions, org.sss.core.transport.Auth.randomSecret()), dir);
+      return new EmbeddedCluster(started.spec(), started.nodes(), dir);
+    } catch (Exception e) {
+      deleteTree(dir);
+      throw new IOException("cannot start an embedded cluster: " + e.getMessage(), e);
     }
-    deleteTree(dir);
-    throw last;
   }
 
   @Override

@@ -6,7 +6,13 @@ import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Picks ports that are free right now on loopback, for clusters started on this machine. */
+/**
+ * Picks ports that are free right now on loopback, for clusters of server processes started on
+ * this machine: a process cannot be handed a socket bound here, so its port is picked, released
+ * and written into the cluster file before it starts (another process may take it meanwhile; the
+ * start then fails naming the node). Clusters in this JVM bind their sockets first instead (see
+ * {@link EmbeddedCluster}).
+ */
 final class FreePorts {
   private FreePorts() {}
 

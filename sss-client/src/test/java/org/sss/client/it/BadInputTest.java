@@ -13,7 +13,6 @@ import com.google.protobuf.ByteString;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -58,6 +57,7 @@ import org.sss.core.transport.PairBlock;
 import org.sss.core.transport.Pipelines;
 import org.sss.core.transport.SssException;
 import org.sss.server.NodeConfig;
+import org.sss.server.NodeListener;
 import org.sss.server.SssServer;
 
 /**
@@ -460,13 +460,11 @@ class BadInputTest {
   @Test
   @Order(40)
   void valueOverTheServersLimit_valueTooLarge_andNoneOfTheBatchIsWritten(@TempDir Path dir) throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
-    ClusterSpec small = ClusterSpec.of(List.of(new NodeAddress(0, "127.0.0.1", port)), 8, "secret");
+    NodeListener socket = NodeListener.bind("127.0.0.1", 0);
+    ClusterSpec small = ClusterSpec.of(List.of(new NodeAddress(0, "127.0.0.1", socket.port())), 8, "secret");
     int maxValue = 64 << 10;
-    try (SssServer server = SssServer.start(new NodeConfig(small, 0, dir, null, 1 << 20, maxValue, 2, null, null));
+    try (SssServer server = SssServer.start(new NodeConfig(small, 0, dir, null, 1 << 20, maxValue, 2, null, null),
+             socket);
          SssClient before = SssClient.connect(small);
          SssClient c = SssClient.connect(small)) {
       before.createTable("t", TableOptions.getDefaultInstance(), false);

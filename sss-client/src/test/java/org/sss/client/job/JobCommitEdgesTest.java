@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,7 +32,6 @@ import org.sss.core.api.Partitioner;
 import org.sss.core.api.Serdes;
 import org.sss.core.api.TaskContext;
 import org.sss.core.cluster.ClusterSpec;
-import org.sss.core.cluster.NodeAddress;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.core.proto.AbortJob;
 import org.sss.core.proto.CreateTable;
@@ -44,7 +42,9 @@ import org.sss.core.proto.StageSpec;
 import org.sss.core.proto.TableOptions;
 import org.sss.core.transport.Auth;
 import org.sss.client.io.BulkIO;
+import org.sss.server.EmbeddedServers;
 import org.sss.server.NodeConfig;
+import org.sss.server.NodeListener;
 import org.sss.server.SssServer;
 
 /**
@@ -64,17 +64,9 @@ class JobCommitEdgesTest {
     OwnCluster(Path dir, int n, int maxValue) throws Exception {
       this.dir = dir;
       this.maxValue = maxValue;
-      List<NodeAddress> nodes = new ArrayList<>();
-      for (int i = 0; i < n; i++) {
-        try (ServerSocket s = new ServerSocket(0)) {
-          nodes.add(new NodeAddress(i, "127.0.0.1", s.getLocalPort()));
-        }
-      }
-      spec = ClusterSpec.of(nodes, n * 8, Auth.randomSecret());
-      servers = new SssServer[n];
-      for (int i = 0; i < n; i++) {
-        servers[i] = SssServer.start(config(i));
-      }
+      List<NodeListener> sockets = EmbeddedServers.bindAll(n, "127.0.0.1");
+      spec = ClusterSpec.of(EmbeddedServers.addresses(sockets, "127.0.0.1"), n * 8, Auth.randomSecret());
+      servers = EmbeddedServers.startAll(sockets, this::config).toArray(SssServer[]::new);
     }
 
     NodeConfig config(int i) {
