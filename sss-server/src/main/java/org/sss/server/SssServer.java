@@ -100,6 +100,9 @@ public final class SssServer implements AutoCloseable {
       }
     }
     SslContext ssl = tls(config);
+    // the context this node reaches its peers with: a missing or unreadable tls.trust is refused
+    // here, before the store is touched, rather than by the engine once the store is open
+    org.sss.core.transport.Tls.clientContext(config.cluster());
     NodeLock lock;
     try {
       lock = NodeLock.acquire(config.dataDir(), config.nodeId());
@@ -225,7 +228,7 @@ public final class SssServer implements AutoCloseable {
     }
     try {
       return SslContextBuilder.forServer(config.tlsCert().toFile(), config.tlsKey().toFile()).build();
-    } catch (javax.net.ssl.SSLException e) {
+    } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
       throw new IllegalArgumentException("cannot load TLS certificate/key: " + e.getMessage(), e);
     }
   }

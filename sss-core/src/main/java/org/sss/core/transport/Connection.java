@@ -179,11 +179,32 @@ public final class Connection implements AutoCloseable {
     return new NodeUnavailableException("lost connection to " + node + ": " + why, cause);
   }
 
+  /**
+   * Why a connection could not be set up, naming the node: a refused secret or a wrong node stays
+   * what the node said; anything else (a TLS handshake that failed, a connection closed before
+   * the hello was answered) makes the node unavailable.
+   */
+  private SssException notConnected(Throwable cause) {
+    if (cause instanceof SssException e) {
+      return e;
+    }
+    Throwable c = cause;
+    while (c instanceof io.netty.handler.codec.DecoderException && c.getCause() != null) {
+      c = c.getCause();
+    }
+    String why = c instanceof javax.net.ssl.SSLException
+        ? "TLS handshake failed: " + c.getMessage()
+        : c.getMessage() == null ? c.toString() : c.getMessage();
+    return new NodeUnavailableException("cannot connect to " + node + ": " + why, cause);
+  }
+
   private void fail(Throwable cause) {
     if (closedBecause == null) {
       closedBecause = cause;
     }
-    ready.completeExceptionally(cause);
+    if (!ready.isDone()) {
+      ready.completeExceptionally(notConnected(cause));
+    }
     for (Long id : pending.keySet()) {
       CompletableFuture<Frame<Response>> p = pending.remove(id);
       if (p != null) {
