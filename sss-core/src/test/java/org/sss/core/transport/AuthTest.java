@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
 
 class AuthTest {
@@ -24,6 +26,49 @@ class AuthTest {
     byte[] mac = Auth.mac("secret", server, client);
     assertEquals(32, mac.length);
     assertArrayEquals(mac, Auth.mac("secret", server.clone(), client.clone()));
+  }
+
+  /** 0x00, 0x01, ... : {@code n} bytes counting up from {@code first}. */
+  private static byte[] counting(int first, int n) {
+    byte[] b = new byte[n];
+    for (int i = 0; i < n; i++) {
+      b[i] = (byte) (first + i);
+    }
+    return b;
+  }
+
+  /**
+   * Known answers, computed outside this code base with OpenSSL: the key is the UTF-8 bytes of
+   * {@code "sss-v1:" + secret}, the message the server nonce (bytes 0x00..0x1f) followed by the
+   * client nonce (0x20..0x3f), e.g. for secret "secret":
+   * <pre>
+   * python3 -c "import sys; sys.stdout.buffer.write(bytes(range(64)))" \
+   *   | openssl dgst -sha256 -mac HMAC -macopt hexkey:$(printf 'sss-v1:secret' | xxd -p)
+   * </pre>
+   */
+  @Test
+  void mac_knownAnswers() {
+    byte[] serverNonce = counting(0x00, Auth.NONCE_BYTES);
+    byte[] clientNonce = counting(0x20, Auth.NONCE_BYTES);
+    HexFormat hex = HexFormat.of();
+    assertEquals("2506b038d9ce7ad47f55ed7583a6c4e932cb482604a72d405cb636590a6344db",
+        hex.formatHex(Auth.mac("secret", serverNonce, clientNonce)));
+    assertEquals("28ef90a9a11f7ff9ba72adac907b0aad47656bc7b7d92792006e48140af9eeeb",
+        hex.formatHex(Auth.mac("", serverNonce, clientNonce)));
+    // key bytes 7373732d76313a 67656865696d 2d c39f 2d e7a798 e5af86: the secret in UTF-8
+    assertEquals("598229d4dcb363fd926fb3664676be5efa8e737ea2bedb6905225fe6575d69cd",
+        hex.formatHex(Auth.mac("geheim-\u00df-\u79d8\u5bc6", serverNonce, clientNonce)));
+    assertTrue(Auth.verify("secret", serverNonce, clientNonce,
+        hex.parseHex("2506b038d9ce7ad47f55ed7583a6c4e932cb482604a72d405cb636590a6344db")));
+  }
+
+  /** The JDK's HmacSHA256 itself, against RFC 4231 test case 2 (key "Jefe"). */
+  @Test
+  void hmacSha256_rfc4231TestCase2() throws Exception {
+    javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+    mac.init(new javax.crypto.spec.SecretKeySpec("Jefe".getBytes(StandardCharsets.US_ASCII), "HmacSHA256"));
+    assertEquals("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
+        HexFormat.of().formatHex(mac.doFinal("what do ya want for nothing?".getBytes(StandardCharsets.US_ASCII))));
   }
 
   @Test
