@@ -217,6 +217,33 @@ class BadInputTest {
         raw.writeRaw(b.array());
       }
     }
+    // afterwards every node authenticates new connections and answers them: node 0 even a hello
+    // that arrives in two halves (one frame, completed by its second write); the counts of the
+    // nodes add up to the data loaded
+    long total = 0;
+    for (NodeAddress node : spec.nodes()) {
+      try (RawWire raw = RawWire.connect(node)) {
+        byte[] nonce = raw.challenge();
+        byte[] hello = RawWire.hello(1, spec.secret(), nonce).toByteArray();
+        byte[] frame = ByteBuffer.allocate(8 + hello.length).putInt(4 + hello.length).putInt(hello.length)
+            .put(hello).array();
+        int cut = node.id() == 0 ? 8 + hello.length / 2 : frame.length;
+        raw.writeRaw(java.util.Arrays.copyOf(frame, cut));
+        if (cut < frame.length) {
+          raw.writeRaw(java.util.Arrays.copyOfRange(frame, cut, frame.length));
+        }
+        RawFrame ok = raw.read();
+        assertNotNull(ok, "an answer to the hello");
+        assertEquals(ErrorCode.OK, ok.header().getCode(), ok.header().getMessage());
+        raw.write(Request.newBuilder().setId(2).setCount(Count.newBuilder().setTable(DATA)).build(), new byte[0]);
+        RawFrame count = raw.read();
+        assertNotNull(count, "an answer to the count");
+        assertEquals(2, count.header().getId());
+        assertEquals(ErrorCode.OK, count.header().getCode(), count.header().getMessage());
+        total += count.header().getCount().getPairs();
+      }
+    }
+    assertEquals(data.size(), total);
   }
 
   // ---- (b) frames over the limit, malformed frames ---------------------------------------

@@ -2,6 +2,7 @@ package org.sss.client.it;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -97,6 +98,10 @@ class DropWhileInUseTest {
         for (Thread t : threads) {
           t.join(30_000);
         }
+      }
+      for (Thread t : threads) {
+        assertFalse(t.isAlive(), t.getName() + " still runs 30 s after being told to stop: "
+            + java.util.Arrays.toString(t.getStackTrace()));
       }
       assertEquals(Map.of(), new TreeMap<>(unexpected), "errors other than NO_SUCH_TABLE");
       assertTrue(cycles > 10, "dropped and recreated " + cycles + " times");

@@ -142,11 +142,18 @@ class JobJarTest {
     cl.setErr(new java.io.PrintWriter(new java.io.OutputStreamWriter(err, StandardCharsets.UTF_8), true));
     int rc = cl.execute("--cluster", cluster.clusterFile().toString(), "run", "--jar", jar("V3").toString(),
         "--class", "demo.Nope");
-    assertTrue(rc != 0);
+    assertEquals(1, rc, "a failure (not a usage error)");
     String text = err.toString(StandardCharsets.UTF_8).trim();
     assertEquals(1, text.lines().count(), text);
-    assertTrue(text.contains("demo.Nope"), text);
+    Path v3 = dir.resolve("job-V3.jar");
+    assertEquals("sss run: class demo.Nope is not in " + v3, text);
+    // the command left nothing behind: no cluster property for later programs, no job's table
     assertThrows(IllegalStateException.class, SssClient::fromEnvironment);
-    assertTrue(List.of(text).size() == 1);
+    assertEquals(null, System.getProperty("sss.job.jar"));
+    try (SssClient client = SssClient.connect(cluster.spec())) {
+      List<String> tables = client.listTables().stream().map(t -> t.getName()).toList();
+      assertTrue(tables.contains("rows"), tables.toString());
+      assertTrue(tables.stream().allMatch(t -> t.equals("rows") || t.startsWith("out-v")), tables.toString());
+    }
   }
 }
