@@ -119,6 +119,14 @@ class JobCommitEdgesTest {
     return out;
   }
 
+  /** ModTen whose map tasks wait at {@code gate}: the job runs until the test opens it. */
+  static Job gatedModTen(Gate gate, String output) {
+    return gate.configure(Job.named("gated").input("rows", Serdes.LONG, Serdes.STRING)
+        .map(Gate.Gated.class, Serdes.LONG, Serdes.LONG)
+        .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
+        .output(output)).build();
+  }
+
   static Job slowModTen(String output) {
     return Job.named("slow").input("rows", Serdes.LONG, Serdes.STRING)
         .map(TestJobs.Slow.class, Serdes.LONG, Serdes.LONG)
@@ -173,7 +181,7 @@ class JobCommitEdgesTest {
    * running job coordinated over it is aborted when it closes).
    */
   @Test
-  void getOfAHotMultiValuedKey_mustNotKillAJobOfTheSameClient() throws Exception {
+  void getOfAHotMultiValuedKey_mustNotKillAJobOfTheSameClient(@TempDir Path dir) throws Exception {
     try (SssCluster cluster = SssCluster.embedded(3); SssClient client = cluster.client()) {
       loadRows(client, "rows", ROWS);
       TableOptions mv = TableOptions.newBuilder().setMultiValued(true)
@@ -184,20 +192,21 @@ class JobCommitEdgesTest {
       for (int i = 0; i < 70; i++) {
         client.put("hot", key, mb); // 70 values of 1 MiB: 70 MiB under one key
       }
-      RunningJob job = client.submit(slowModTen("bystander-out"));
-      long deadline = System.nanoTime() + 20_000_000_000L;
-      while (client.listTables().stream().noneMatch(t -> t.getName().startsWith("sss-tmp-" + job.id()))) {
-        assertTrue(System.nanoTime() < deadline);
-        Thread.sleep(10);
-      }
+      Gate gate = new Gate(dir);
+      RunningJob job = client.submit(gatedModTen(gate, "bystander-out"));
       Throwable getFailure = null;
       try {
+        gate.awaitStarted(Duration.ofSeconds(30)); // the job runs until the gate opens
         List<byte[]> all = client.getAll("hot", key);
         assertEquals(70, all.size());
       } catch (RuntimeException e) {
         getFailure = e;
+      } finally {
+        gate.open();
       }
-      System.err.println("getAll of the hot key: " + (getFailure == null ? "ok" : getFailure));
+      if (getFailure != null) { // refused alone, as one answer cannot carry 70 MiB
+        assertTrue(getFailure.getMessage().contains("read them with a scan of the key"), getFailure.toString());
+      }
       try {
         job.await();
       } catch (JobFailedException e) {
@@ -463,7 +472,7 @@ class JobCommitEdgesTest {
    * every other call on it and aborts the jobs this client coordinates there.
    */
   @Test
-  void putAllOverTheFrameLimit_mustNotKillAJobOfTheSameClient() throws Exception {
+  void putAllOverTheFrameLimit_mustNotKillAJobOfTheSameClient(@TempDir Path dir) throws Exception {
     try (SssCluster cluster = SssCluster.embedded(3); SssClient client = cluster.client()) {
       loadRows(client, "rows", ROWS);
       client.createTable("big", BulkIO.textTable(), false);
@@ -476,24 +485,26 @@ class JobCommitEdgesTest {
           pairs.add(new Pair(key, mb));
         }
       }
-      RunningJob job = client.submit(slowModTen("bystander2-out"));
-      long deadline = System.nanoTime() + 20_000_000_000L;
-      while (client.listTables().stream().noneMatch(t -> t.getName().startsWith("sss-tmp-" + job.id()))) {
-        assertTrue(System.nanoTime() < deadline);
-        Thread.sleep(10);
-      }
+      Gate gate = new Gate(dir);
+      RunningJob job = client.submit(gatedModTen(gate, "bystander2-out"));
       Throwable putFailure = null;
       try {
+        gate.awaitStarted(Duration.ofSeconds(30)); // the job runs until the gate opens
         client.putAll("big", pairs);
       } catch (RuntimeException e) {
         putFailure = e;
+      } finally {
+        gate.open();
       }
-      System.err.println("putAll of 70 MiB to one node: " + (putFailure == null ? "ok" : putFailure));
+      assertNotNull(putFailure, "a share over one request is refused");
+      assertTrue(putFailure.getMessage().contains("nothing was written"), putFailure.getMessage());
       try {
         job.await();
       } catch (JobFailedException e) {
         fail("putAll (" + putFailure + ") killed an unrelated job of the same client: " + e.getMessage());
       }
+      assertEquals(modTenExpected(ROWS), readLongs(client, "bystander2-out"));
+      assertEquals(0, client.count("big"));
     }
   }
 }

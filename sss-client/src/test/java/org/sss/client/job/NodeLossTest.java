@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
@@ -35,18 +36,24 @@ class NodeLossTest {
             w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
           }
         }
-        Job slow = Job.named("slow").input("rows", Serdes.LONG, Serdes.STRING)
-            .map(TestJobs.Slow.class, Serdes.LONG, Serdes.LONG)
+        // the job's map tasks wait at the gate: it is running, on node 1 too, when node 1 dies
+        Gate gate = new Gate(dir.resolve("gate"));
+        Job gated = gate.configure(Job.named("gated").input("rows", Serdes.LONG, Serdes.STRING)
+            .map(Gate.Gated.class, Serdes.LONG, Serdes.LONG)
             .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
-            .output("out").overwrite().build();
-        RunningJob job = client.submit(slow);
-        Thread.sleep(1500);
-        cluster.kill(1);
-        long t0 = System.nanoTime();
-        JobFailedException e = assertThrows(JobFailedException.class, job::await);
-        double seconds = (System.nanoTime() - t0) / 1e9;
-        assertTrue(seconds < 30, "failure took " + seconds + " s");
-        assertTrue(e.getMessage().contains("node 1"), e.getMessage());
+            .output("out").overwrite()).build();
+        RunningJob job = client.submit(gated);
+        try {
+          gate.awaitStarted(s -> s.startsWith("node 1 "), Duration.ofSeconds(60));
+          cluster.kill(1);
+          long t0 = System.nanoTime();
+          JobFailedException e = assertThrows(JobFailedException.class, job::await);
+          double seconds = (System.nanoTime() - t0) / 1e9;
+          assertTrue(seconds < 30, "failure took " + seconds + " s");
+          assertTrue(e.getMessage().contains("node 1"), e.getMessage());
+        } finally {
+          gate.open();
+        }
       }
       cluster = LocalProcessCluster.start(dir, 3, 0, "512m");
       try (SssClient client = SssClient.connect(cluster.spec())) {

@@ -92,13 +92,4 @@ public final class RightAnswerJobs {
       out.emit(key, new byte[bytes]);
     }
   }
-
-  /** Sleeps 25 s per record: user code that only an interrupt stops in time. */
-  public static final class SleepsLong implements Mapper<Long, String, Long, Long> {
-    @Override
-    public void map(Long key, String value, Emitter<Long, Long> out) throws InterruptedException {
-      Thread.sleep(25_000);
-      out.emit(key, 1L);
-    }
-  }
 }

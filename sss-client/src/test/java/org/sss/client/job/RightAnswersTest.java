@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -142,20 +143,28 @@ class RightAnswersTest {
   }
 
   @Test
-  void runningJobsOutputName_isReservedAgainstOtherCreates_untilItCommits() throws Exception {
-    Job slow = Job.named("slow").input("rows", Serdes.LONG, Serdes.STRING)
-        .map(TestJobs.Slow.class, Serdes.LONG, Serdes.LONG)
-        .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
-        .output("reserved-out").build();
-    RunningJob running = client.submit(slow);
-    awaitTableMatching(n -> n.startsWith("sss-tmp-" + running.id()));
-    SssException e = assertThrows(SssException.class,
-        () -> client.createTable("reserved-out", BulkIO.textTable(), false));
-    assertEquals(ErrorCode.TABLE_EXISTS, e.code());
-    assertTrue(e.getMessage().contains("being written by job " + running.id()), e.getMessage());
-    assertFalse(exists("reserved-out"), "the output must not be visible before the job commits");
+  void runningJobsOutputName_isReservedAgainstOtherCreates_untilItCommits(@TempDir Path dir) throws Exception {
+    Gate gate = new Gate(dir);
+    RunningJob running = client.submit(gated(gate, "gated", "rows", 0).output("reserved-out").build());
+    try {
+      gate.awaitStarted(Duration.ofSeconds(30)); // the job runs, and cannot commit before the gate opens
+      SssException e = assertThrows(SssException.class,
+          () -> client.createTable("reserved-out", BulkIO.textTable(), false));
+      assertEquals(ErrorCode.TABLE_EXISTS, e.code());
+      assertTrue(e.getMessage().contains("being written by job " + running.id()), e.getMessage());
+      assertFalse(exists("reserved-out"), "the output must not be visible before the job commits");
+    } finally {
+      gate.open();
+    }
     running.await();
     assertEquals(modTenExpected(), readLongs("reserved-out"));
+  }
+
+  /** ModTen behind {@code gate} over {@code input}, reduced by SumLongs; {@code threads} 0: the node's. */
+  static Job.Builder gated(Gate gate, String name, String input, int threads) {
+    return gate.configure(Job.named(name).input(input, Serdes.LONG, Serdes.STRING)
+        .map(Gate.Gated.class, Serdes.LONG, Serdes.LONG).threads(threads)
+        .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG));
   }
 
   @Test
@@ -296,18 +305,22 @@ class RightAnswersTest {
   }
 
   @Test
-  void inputDroppedMidJob_failsTheJobPromptly() throws Exception {
+  void inputDroppedMidJob_failsTheJobPromptly(@TempDir Path dir) throws Exception {
     client.createTable("doomed", BulkIO.textTable(), false);
     try (BulkWriter w = client.writer("doomed")) {
       for (long i = 1; i <= ROWS; i++) {
         w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
       }
     }
-    RunningJob running = client.submit(Job.named("doomed").input("doomed", Serdes.LONG, Serdes.STRING)
-        .map(TestJobs.Slow.class, Serdes.LONG, Serdes.LONG).threads(1)
-        .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG).output("doomed-out").build());
-    awaitTableMatching(n -> n.startsWith("sss-tmp-" + running.id()));
-    client.dropTable("doomed", false);
+    Gate gate = new Gate(dir);
+    // one task at a time per node: the other partitions are read after the drop
+    RunningJob running = client.submit(gated(gate, "doomed", "doomed", 1).output("doomed-out").build());
+    try {
+      gate.awaitStarted(Duration.ofSeconds(30));
+      client.dropTable("doomed", false);
+    } finally {
+      gate.open();
+    }
     long start = System.nanoTime();
     JobFailedException e = assertThrows(JobFailedException.class, running::await);
     assertTrue(e.getMessage().contains("doomed"), e.getMessage());
@@ -317,17 +330,20 @@ class RightAnswersTest {
   }
 
   @Test
-  void clientGoneMidJob_leavesNoOutputAndNoJobTables() throws Exception {
-    SssClient doomed = cluster.client();
-    RunningJob running = doomed.submit(Job.named("orphan").input("rows", Serdes.LONG, Serdes.STRING)
-        .map(TestJobs.Slow.class, Serdes.LONG, Serdes.LONG)
-        .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG).output("orphan-out").build());
-    awaitTableMatching(n -> n.startsWith("sss-tmp-" + running.id()));
-    doomed.close();
-    long deadline = System.nanoTime() + 20_000_000_000L;
-    while (client.listTables().stream().anyMatch(t -> t.getName().startsWith("sss-tmp-"))
-        && System.nanoTime() < deadline) {
-      Thread.sleep(50);
+  void clientGoneMidJob_leavesNoOutputAndNoJobTables(@TempDir Path dir) throws Exception {
+    Gate gate = new Gate(dir);
+    try {
+      SssClient doomed = cluster.client();
+      doomed.submit(gated(gate, "orphan", "rows", 0).output("orphan-out").build());
+      gate.awaitStarted(Duration.ofSeconds(30)); // running, and it cannot commit before the gate opens
+      doomed.close();
+      long deadline = System.nanoTime() + 20_000_000_000L;
+      while (client.listTables().stream().anyMatch(t -> t.getName().startsWith("sss-tmp-"))
+          && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+    } finally {
+      gate.open();
     }
     assertNoJobTables();
     assertFalse(exists("orphan-out"), "a partial output must not appear");
@@ -372,29 +388,21 @@ class RightAnswersTest {
   }
 
   @Test
-  void cancel_reachesUserCodeThatSleeps_andTheJobEndsAtOnce() throws Exception {
-    RunningJob running = client.submit(Job.named("sleepy").input("rows", Serdes.LONG, Serdes.STRING)
-        .map(RightAnswerJobs.SleepsLong.class, Serdes.LONG, Serdes.LONG)
-        .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG).output("sleepy-out").build());
-    awaitTableMatching(n -> n.startsWith("sss-tmp-" + running.id()));
-    Thread.sleep(500); // the mappers are inside their first 25 s sleep
+  void cancel_reachesUserCodeThatSleeps_andTheJobEndsAtOnce(@TempDir Path dir) throws Exception {
+    Gate gate = new Gate(dir);
+    // the mappers sleep (in their setup, 10 ms at a time) for up to 25 s waiting for a gate
+    // that never opens; only an interrupt ends that sooner
+    RunningJob running = client.submit(gated(gate, "sleepy", "rows", 0).output("sleepy-out")
+        .config(Gate.MAX_MILLIS, "25000").build());
+    gate.awaitStarted(Duration.ofSeconds(30)); // the mappers are inside their sleep
     long start = System.nanoTime();
     running.cancel();
     JobFailedException e = assertThrows(JobFailedException.class, running::await);
     assertEquals(ErrorCode.JOB_ABORTED, e.code(), e.getMessage());
     double seconds = (System.nanoTime() - start) / 1e9;
     assertTrue(seconds < 8, "cancel took " + seconds + " s: the sleeping mappers were not interrupted");
+    gate.open();
     assertFalse(exists("sleepy-out"));
     assertNoJobTables();
-  }
-
-  private static void awaitTableMatching(java.util.function.Predicate<String> name) throws InterruptedException {
-    long deadline = System.nanoTime() + 20_000_000_000L;
-    while (client.listTables().stream().noneMatch(t -> name.test(t.getName()))) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("no such table appeared");
-      }
-      Thread.sleep(10);
-    }
   }
 }
