@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +14,9 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.sss.client.BulkWriter;
 import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
@@ -153,45 +158,118 @@ class JobLifecycleTest {
     assertModTenCorrect("out-after-failure");
   }
 
-  @Test
-  void cancel_stopsJobThenNextJobWorks() throws Exception {
-    Job slow = Job.named("slow").input("rows", Serdes.LONG, Serdes.STRING)
-        .map(TestJobs.Slow.class, Serdes.LONG, Serdes.LONG)
+  /** ModTen behind a gate: the job runs until the test opens the gate (or aborts it). */
+  static Job gated(String name, Gate gate, String output) {
+    return gate.configure(Job.named(name).input("rows", Serdes.LONG, Serdes.STRING)
+        .map(Gate.Gated.class, Serdes.LONG, Serdes.LONG)
         .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
-        .output("out-slow").overwrite().build();
-    RunningJob job = client.submit(slow);
-    Thread.sleep(300);
-    long t0 = System.nanoTime();
-    job.cancel();
-    JobFailedException e = assertThrows(JobFailedException.class, job::await);
-    assertEquals(ErrorCode.JOB_ABORTED, e.code());
-    assertTrue((System.nanoTime() - t0) / 1e9 < 5, "cancel must take effect within seconds");
+        .output(output).overwrite()).build();
+  }
+
+  @Test
+  void cancel_stopsJobThenNextJobWorks(@TempDir Path dir) throws Exception {
+    Gate gate = new Gate(dir);
+    try {
+      RunningJob job = client.submit(gated("gated", gate, "out-slow"));
+      gate.awaitStarted(Duration.ofSeconds(30)); // the job is in its map stage, and stays there
+      long t0 = System.nanoTime();
+      job.cancel();
+      JobFailedException e = assertThrows(JobFailedException.class, job::await);
+      assertEquals(ErrorCode.JOB_ABORTED, e.code());
+      assertTrue((System.nanoTime() - t0) / 1e9 < 5, "cancel must take effect within seconds");
+    } finally {
+      gate.open();
+    }
     assertNoTemporaryTables();
+    assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("out-slow")), "no output");
     client.submit(modTen("out-after-cancel")).await();
     assertModTenCorrect("out-after-cancel");
   }
 
   @Test
-  void clientDisconnectMidJob_nodesAbortAndDropTheJobsTables() throws Exception {
-    Job slow = Job.named("orphan").input("rows", Serdes.LONG, Serdes.STRING)
-        .map(TestJobs.Slow.class, Serdes.LONG, Serdes.LONG)
-        .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
-        .output("out-orphan").overwrite().build();
-    SssClient doomed = cluster.client();
-    doomed.submit(slow);
-    long deadline = System.nanoTime() + 10_000_000_000L;
-    while (client.listTables().stream().noneMatch(t -> t.getName().startsWith("sss-tmp-"))) {
-      assertTrue(System.nanoTime() < deadline, "the job never started");
-      Thread.sleep(20);
+  void clientDisconnectMidJob_nodesAbortAndDropTheJobsTables(@TempDir Path dir) throws Exception {
+    Gate gate = new Gate(dir);
+    try {
+      SssClient doomed = cluster.client();
+      doomed.submit(gated("orphan", gate, "out-orphan"));
+      gate.awaitStarted(Duration.ofSeconds(30));
+      assertTrue(client.listTables().stream().anyMatch(t -> t.getName().startsWith("sss-tmp-")),
+          "a running job has its intermediate table");
+      doomed.close();
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (client.listTables().stream().anyMatch(t -> t.getName().startsWith("sss-tmp-"))) {
+        assertTrue(System.nanoTime() < deadline, "intermediate tables still there 10 s after the client left");
+        Thread.sleep(50);
+      }
+    } finally {
+      gate.open();
     }
-    doomed.close();
-    deadline = System.nanoTime() + 10_000_000_000L;
-    while (client.listTables().stream().anyMatch(t -> t.getName().startsWith("sss-tmp-"))) {
-      assertTrue(System.nanoTime() < deadline, "intermediate tables still there 10 s after the client left");
-      Thread.sleep(50);
-    }
+    assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("out-orphan")), "no output");
     client.submit(modTen("out-after-orphan")).await();
     assertModTenCorrect("out-after-orphan");
+  }
+
+  @Test
+  void reduceThenReduce_theSecondGroupsWhatTheFirstEmitted() {
+    // rows -> (i mod 10, 1) -> per key 0..9 the count, emitted under (key mod 3) -> summed per key mod 3
+    Job job = Job.named("reduce-reduce").input("rows", Serdes.LONG, Serdes.STRING)
+        .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
+        .reduce(TestJobs.SumUnderKeyModThree.class, Serdes.LONG, Serdes.LONG)
+        .reduce(TestJobs.CountingSum.class, Serdes.LONG, Serdes.LONG)
+        .output("out-reduce-reduce").overwrite().build();
+    JobResult r = client.submit(job).await();
+    Map<Long, Long> expected = new TreeMap<>();
+    for (long i = 1; i <= ROWS; i++) {
+      expected.merge(i % 10 % 3, 1L, Long::sum);
+    }
+    assertEquals(Map.of(0L, 4000L, 1L, 3000L, 2L, 3000L), expected); // rows 1..10000: 1000 per i mod 10
+    assertEquals(expected, read("out-reduce-reduce"));
+    assertEquals(3, r.stages().size());
+    assertEquals(10, r.stages().get(1).recordsOut(), "the first reduce emits one pair per key 0..9");
+    assertEquals(3, r.counter("keys"), "the second reduce sees the three keys");
+    assertNoTemporaryTables();
+  }
+
+  @Test
+  void reducerThatThrows_failsTheJobWithItsStackTrace_andLeavesNothing() {
+    Job bad = Job.named("badreduce").input("rows", Serdes.LONG, Serdes.STRING)
+        .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
+        .reduce(TestJobs.FailsOnKeySeven.class, Serdes.LONG, Serdes.LONG)
+        .output("out-badreduce").overwrite().build();
+    JobFailedException e = assertThrows(JobFailedException.class, () -> client.submit(bad).await());
+    assertEquals(ErrorCode.USER_CODE_FAILED, e.code());
+    assertTrue(e.getMessage().contains("reduce task of job"), e.getMessage());
+    assertTrue(e.getMessage().contains("stage 1"), e.getMessage());
+    assertTrue(e.getMessage().contains("bad key 7"), e.getMessage());
+    assertTrue(e.getMessage().contains("FailsOnKeySeven.reduce"), "user stack trace expected: " + e.getMessage());
+    assertNoTemporaryTables();
+    assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("out-badreduce")), "no output");
+  }
+
+  /** A three-stage job failing in stage 1 or 2 (not the first): the cause, no intermediate table, no output. */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2})
+  void threeStageJob_failingAfterTheFirstStage_failsWithTheCause_andLeavesNothing(int failingStage) {
+    String output = "out-fails-in-" + failingStage;
+    Job.Builder b = Job.named("late-failure").input("rows", Serdes.LONG, Serdes.STRING)
+        .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG);
+    if (failingStage == 1) {
+      b.reduce(TestJobs.FailsOnKeySeven.class, Serdes.LONG, Serdes.LONG)
+          .map(TestJobs.IdentityLongs.class, Serdes.LONG, Serdes.LONG);
+    } else {
+      b.reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
+          .map(TestJobs.FailsOnKeySevenMap.class, Serdes.LONG, Serdes.LONG);
+    }
+    Job job = b.output(output).overwrite().build();
+    JobFailedException e = assertThrows(JobFailedException.class, () -> client.submit(job).await());
+    assertEquals(ErrorCode.USER_CODE_FAILED, e.code());
+    String kind = failingStage == 1 ? "reduce" : "map";
+    assertTrue(e.getMessage().contains(kind + " task of job"), e.getMessage());
+    assertTrue(e.getMessage().contains("stage " + failingStage), e.getMessage());
+    assertTrue(e.getMessage().contains("bad key 7"), e.getMessage());
+    assertNoTemporaryTables();
+    assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals(output)), "no output");
+    assertEquals(ROWS, client.count("rows"), "the input is untouched");
   }
 
   @Test
@@ -303,7 +381,13 @@ class JobLifecycleTest {
       }
     }
     assertEquals(2, passes);
-    assertEquals(history.get(0), history.get(1));
+    // every pass is the modTen answer again, computed here rather than taken from the last pass
+    Map<Long, Long> expected = new TreeMap<>();
+    for (long i = 1; i <= ROWS; i++) {
+      expected.merge(i % 10, 1L, Long::sum);
+    }
+    assertEquals(List.of(expected, expected), history);
+    assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("iter-1")), "each pass drops its input");
   }
 
   @Test

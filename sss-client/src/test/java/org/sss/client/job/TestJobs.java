@@ -60,6 +60,44 @@ public final class TestJobs {
     }
   }
 
+  /** Sums a key's values and emits the sum under key mod 3 (so that a following reduce has keys to group). */
+  public static final class SumUnderKeyModThree implements Reducer<Long, Long, Long, Long> {
+    @Override
+    public void reduce(Long key, Iterable<Long> values, Emitter<Long, Long> out) {
+      long s = 0;
+      for (long v : values) {
+        s += v;
+      }
+      out.emit(key % 3, s);
+    }
+  }
+
+  /** Sums longs, but throws on key 7. */
+  public static final class FailsOnKeySeven implements Reducer<Long, Long, Long, Long> {
+    @Override
+    public void reduce(Long key, Iterable<Long> values, Emitter<Long, Long> out) {
+      if (key == 7) {
+        throw new IllegalStateException("bad key 7");
+      }
+      long s = 0;
+      for (long v : values) {
+        s += v;
+      }
+      out.emit(key, s);
+    }
+  }
+
+  /** (k, v) -> (k, v), but throws on key 7. */
+  public static final class FailsOnKeySevenMap implements Mapper<Long, Long, Long, Long> {
+    @Override
+    public void map(Long key, Long value, Emitter<Long, Long> out) {
+      if (key == 7) {
+        throw new IllegalStateException("bad key 7");
+      }
+      out.emit(key, value);
+    }
+  }
+
   /** Sleeps a little per record, to keep a job running. */
   public static final class Slow implements Mapper<Long, String, Long, Long> {
     @Override
