@@ -98,7 +98,18 @@ class ExampleCommandTest {
     assertEquals(0, sss("--cluster", cluster, "example", "sort", text.toString(), sorted.toString()), err.toString());
     assertEquals(List.of("a 1", "ab 12", "b 2", "b 2"), Files.readAllLines(sorted));
 
-    assertEquals(0, sss("--cluster", cluster, "example", "pi", "3", "1000"), err.toString());
+    java.io.ByteArrayOutputStream piOut = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream savedOut = System.out;
+    System.setOut(new java.io.PrintStream(piOut, true, StandardCharsets.UTF_8));
+    try {
+      assertEquals(0, sss("--cluster", cluster, "example", "pi", "3", "1000"), err.toString());
+    } finally {
+      System.setOut(savedOut);
+    }
+    List<String> piLines = piOut.toString(StandardCharsets.UTF_8).lines().toList();
+    assertTrue(piLines.contains("Number of Maps  = 3"), piLines.toString());
+    assertTrue(piLines.contains("Samples per Map = 1000"), piLines.toString());
+    assertTrue(piLines.contains("Estimated value of Pi is " + piOfHaltonPoints(3 * 1000)), piLines.toString());
 
     Path random = dir.resolve("random");
     assertEquals(0, sss("--cluster", cluster, "example", "randomtextwriter", random + "/", "--bytes", "20k",
@@ -122,6 +133,33 @@ class ExampleCommandTest {
     assertEquals(0, sss("--cluster", cluster, "example", "apriori", baskets.toString(), frequent.toString(),
         "--min-support", "0.5"), err.toString());
     assertEquals(List.of("bread\t3", "bread eggs\t2", "bread milk\t2", "eggs\t2", "milk\t3"), Files.readAllLines(frequent));
+  }
+
+  /**
+   * 4 x (points inside the circle) / n over the points 1..n of the Halton sequence in bases 2 and
+   * 3, printed to 20 decimal places as Hadoop's pi prints it: a coordinate is the index written
+   * in its base with the digits mirrored behind the point.
+   */
+  static String piOfHaltonPoints(long n) {
+    long inside = 0;
+    for (long i = 1; i <= n; i++) {
+      double x = mirrored(i, 2) - 0.5;
+      double y = mirrored(i, 3) - 0.5;
+      if (x * x + y * y <= 0.25) {
+        inside++;
+      }
+    }
+    return new java.math.BigDecimal(4 * inside).setScale(20)
+        .divide(java.math.BigDecimal.valueOf(n), java.math.RoundingMode.HALF_UP).toPlainString();
+  }
+
+  private static double mirrored(long index, int base) {
+    String digits = Long.toString(index, base);
+    double x = 0;
+    for (int i = 0; i < digits.length(); i++) {
+      x += Character.digit(digits.charAt(i), base) * Math.pow(base, i - digits.length());
+    }
+    return x;
   }
 
   @Test
