@@ -38,6 +38,16 @@ public final class SssSyntheticRunner {
   }
 
   public RunResult run(SyntheticParams p, Progress progress) throws Exception {
+    return run(p, progress, null);
+  }
+
+  /** Looks at a run's tables after its job, before they are dropped (tests check them against their own answers). */
+  @FunctionalInterface
+  interface TableCheck {
+    void check(SssClient client, String input, String output, JobResult job) throws Exception;
+  }
+
+  RunResult run(SyntheticParams p, Progress progress, TableCheck afterJob) throws Exception {
     String id = Long.toHexString(System.nanoTime());
     String in = "synthetic-in-" + id;
     String out = "synthetic-out-" + id;
@@ -106,6 +116,9 @@ public final class SssSyntheticRunner {
             long key = KeyCodec.decodeLong(pair.key(), 0);
             seen.addOutput(key, pair.value(), 0, pair.value().length, p.reduceoutValueLength());
           }
+        }
+        if (afterJob != null) {
+          afterJob.check(client, in, out, r);
         }
         String problem = seen.compare(expected);
         Map<String, Long> counters = new LinkedHashMap<>();
