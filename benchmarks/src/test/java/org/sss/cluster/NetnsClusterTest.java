@@ -34,7 +34,8 @@ import org.sss.examples.WordCount;
 
 /**
  * Three hosts on network namespaces (docker/netns-cluster.sh): WordCount and the quick
- * benchmark over a real bridge, then a host cut off mid-job. Needs root; skipped otherwise.
+ * benchmark over a real bridge, then a host cut off mid-job. Needs root with the right to create
+ * namespaces and links (NET_ADMIN); skipped otherwise.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NetnsClusterTest {
@@ -46,9 +47,8 @@ class NetnsClusterTest {
 
   @BeforeAll
   static void up() throws Exception {
-    boolean root = "root".equals(System.getProperty("user.name"));
-    Assumptions.assumeTrue(root, "network namespaces need root: skipping the namespace-host tests");
-    Assumptions.assumeTrue(run("ip", "netns", "list") == 0, "no `ip netns` here: skipping the namespace-host tests");
+    String missing = namespacesUnavailable();
+    Assumptions.assumeTrue(missing == null, () -> "skipping the namespace-host tests: " + missing);
     dir = Files.createTempDirectory("sss-netns-");
     assertEquals(0, run(SCRIPT.toString(), "up", "3", "--dir", dir.toString(), "--rate", "1gbit", "--heap", "512m"),
         "netns-cluster.sh up");
@@ -76,6 +76,50 @@ class NetnsClusterTest {
     if (dir != null) {
       run(SCRIPT.toString(), "down", "--dir", dir.toString());
     }
+  }
+
+  /**
+   * Null when this process can do what netns-cluster.sh does (create a network namespace, a
+   * bridge, and a veth pair with one end in the namespace), else why not. Listing namespaces is
+   * not enough: a root container without NET_ADMIN lists them but may not create links.
+   */
+  static String namespacesUnavailable() throws IOException, InterruptedException {
+    if (!"root".equals(System.getProperty("user.name"))) {
+      return "network namespaces need root";
+    }
+    String tag = "sssq" + ProcessHandle.current().pid() % 100_000; // interface names: at most 15 characters
+    String ns = tag + "ns";
+    String bridge = tag + "br";
+    String veth = tag + "v";
+    List<String> problems = new java.util.ArrayList<>();
+    try {
+      probe(problems, "ip", "netns", "add", ns);
+      if (problems.isEmpty()) {
+        probe(problems, "ip", "link", "add", bridge, "type", "bridge");
+      }
+      if (problems.isEmpty()) {
+        probe(problems, "ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns);
+      }
+    } finally {
+      quiet("ip", "link", "del", veth);
+      quiet("ip", "link", "del", bridge);
+      quiet("ip", "netns", "del", ns);
+    }
+    return problems.isEmpty() ? null : String.join("; ", problems);
+  }
+
+  private static void probe(List<String> problems, String... cmd) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    if (p.waitFor() != 0) {
+      problems.add("`" + String.join(" ", cmd) + "` refused: " + output);
+    }
+  }
+
+  private static void quiet(String... cmd) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    p.getInputStream().readAllBytes();
+    p.waitFor();
   }
 
   static int run(String... cmd) throws IOException, InterruptedException {
@@ -117,37 +161,68 @@ class NetnsClusterTest {
   @Test
   @Order(3)
   void hostCutOffMidJob_failsNamingIt_thenRerunIsCorrect() throws Exception {
+    Path gate = Files.createDirectories(dir.resolve("gate"));
     try (SssClient client = SssClient.connect(clusterFile)) {
-      long before = client.count("text");
-      RunningJob job = client.submit(Job.named("slow").input("text", Serdes.LONG, Serdes.STRING)
-          .map(SlowTokenize.class, Serdes.STRING, Serdes.LONG)
+      RunningJob job = client.submit(Job.named("gated").input("text", Serdes.LONG, Serdes.STRING)
+          .map(GatedTokenize.class, Serdes.STRING, Serdes.LONG)
           .reduce(WordCount.Sum.class, Serdes.STRING, Serdes.LONG)
-          .output("slow-counts").overwrite().build());
-      Thread.sleep(1500);
-      assertEquals(0, run(SCRIPT.toString(), "link", "down", "1", "--dir", dir.toString()));
-      long t0 = System.nanoTime();
+          .output("gated-counts").overwrite().config(GatedTokenize.GATE, gate.toString()).build());
       try {
-        JobFailedException e = assertThrows(JobFailedException.class, job::await);
-        double seconds = (System.nanoTime() - t0) / 1e9;
-        assertTrue(seconds < 40, "the failure took " + seconds + " s");
-        assertTrue(e.getMessage().contains("node 1"), e.getMessage());
+        // node 1 maps, and the job cannot end before the gate opens: the link goes mid-job
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (!startedOn(gate, 1)) {
+          assertTrue(System.nanoTime() < deadline, "node 1 did not start mapping within 60 s");
+          Thread.sleep(20);
+        }
+        assertEquals(0, run(SCRIPT.toString(), "link", "down", "1", "--dir", dir.toString()));
+        long t0 = System.nanoTime();
+        try {
+          JobFailedException e = assertThrows(JobFailedException.class, job::await);
+          double seconds = (System.nanoTime() - t0) / 1e9;
+          assertTrue(seconds < 40, "the failure took " + seconds + " s");
+          assertTrue(e.getMessage().contains("node 1"), e.getMessage());
+        } finally {
+          assertEquals(0, run(SCRIPT.toString(), "link", "up", "1", "--dir", dir.toString()));
+        }
       } finally {
-        assertEquals(0, run(SCRIPT.toString(), "link", "up", "1", "--dir", dir.toString()));
+        Files.writeString(gate.resolve("open"), "");
       }
     }
     try (SssClient client = SssClient.connect(clusterFile)) {
-      assertEquals(List.copyOf(expected.keySet()).size(), expected.size());
+      assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("gated-counts")),
+          "the failed job left no output");
       assertEquals(20_000, client.count("text"), "no user data lost");
       client.submit(WordCount.job("text", "counts-again", true)).await();
       assertEquals(expected, counts(client, "counts-again"));
     }
   }
 
-  /** WordCount's mapper, slowed down so that a job is still running when the link goes. */
-  public static final class SlowTokenize implements org.sss.core.api.Mapper<Long, String, String, Long> {
+  static boolean startedOn(Path gate, int node) throws IOException {
+    try (var files = Files.list(gate)) {
+      return files.anyMatch(f -> f.getFileName().toString().startsWith("started node " + node + " "));
+    }
+  }
+
+  /**
+   * WordCount's mapper behind a gate: each task announces itself with the file
+   * {@code GATE/started node N partition P}, then waits (at most 120 s) until {@code GATE/open}
+   * exists, so that the job is running for as long as the test needs.
+   */
+  public static final class GatedTokenize implements org.sss.core.api.Mapper<Long, String, String, Long> {
+    static final String GATE = "gate.dir";
+
     @Override
-    public void map(Long line, String value, org.sss.core.api.Emitter<String, Long> out) throws Exception {
-      Thread.sleep(1);
+    public void setup(org.sss.core.api.TaskContext context) throws Exception {
+      Path gate = Path.of(context.get(GATE, "gate-directory-not-configured"));
+      Files.createFile(gate.resolve("started node " + context.nodeId() + " partition " + context.partition()));
+      long deadline = System.nanoTime() + 120_000_000_000L;
+      while (!Files.exists(gate.resolve("open")) && System.nanoTime() < deadline) {
+        Thread.sleep(10); // an abort interrupts this
+      }
+    }
+
+    @Override
+    public void map(Long line, String value, org.sss.core.api.Emitter<String, Long> out) {
       StringTokenizer t = new StringTokenizer(value);
       while (t.hasMoreTokens()) {
         out.emit(t.nextToken(), 1L);
