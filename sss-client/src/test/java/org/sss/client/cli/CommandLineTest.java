@@ -27,6 +27,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.sss.client.cluster.LocalProcessCluster;
 import org.sss.client.cluster.SssCluster;
+import org.sss.core.cluster.ClusterSpec;
+import org.sss.core.cluster.NodeAddress;
 import picocli.CommandLine;
 
 /**
@@ -322,6 +324,53 @@ class CommandLineTest {
       if (Files.exists(dir.resolve("cluster.properties"))) {
         LocalProcessCluster.attach(dir).stopAll();
       }
+    }
+  }
+
+  @Test
+  void ping_everyNodeOrOne_printsOneOkLineEach() {
+    Run all = ok("ping");
+    List<String> lines = all.out().lines().toList();
+    assertEquals(3, lines.size(), all::toString);
+    for (int n = 0; n < 3; n++) {
+      String prefix = cluster.spec().node(n) + " ok (";
+      assertTrue(lines.get(n).startsWith(prefix) && lines.get(n).endsWith(" ms)"), lines.get(n));
+    }
+    Run one = ok("ping", "--node", "1");
+    assertEquals(1, one.out().lines().count(), one::toString);
+    assertTrue(one.out().startsWith(cluster.spec().node(1) + " ok ("), one::toString);
+  }
+
+  @Test
+  void ping_wrongSecret_orANodeThatDoesNotListen_failsWithOneLineNamingTheNode() throws IOException {
+    ClusterSpec spec = cluster.spec();
+    Path wrongSecret = work.resolve("wrong-secret.properties");
+    new ClusterSpec(spec.nodes(), spec.partitionMap(), "not-the-secret", false).save(wrongSecret);
+    Run refused = sss("--cluster", wrongSecret.toString(), "ping");
+    assertEquals(1, refused.status(), refused::toString);
+    // the embedded nodes log to the same stderr: the command's own lines are those it prefixes
+    List<String> said = refused.errLines().stream().filter(l -> l.startsWith("sss ")).toList();
+    assertEquals(1, said.size(), refused::toString);
+    assertTrue(said.get(0).startsWith("sss ping: " + spec.node(0)), refused::toString);
+    assertTrue(said.get(0).contains("wrong cluster secret"), refused::toString);
+    assertEquals("", refused.out(), "no node is reported ok");
+
+    // node 2 moved to a port that is bound (so no one else takes it) but does not listen
+    try (java.net.Socket holder = new java.net.Socket()) {
+      holder.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
+      List<NodeAddress> nodes = new ArrayList<>(spec.nodes());
+      nodes.set(2, new NodeAddress(2, "127.0.0.1", holder.getLocalPort()));
+      Path oneDown = work.resolve("one-down.properties");
+      new ClusterSpec(nodes, spec.partitionMap(), spec.secret(), false).save(oneDown);
+      Run down = sss("--cluster", oneDown.toString(), "ping");
+      assertEquals(1, down.status(), down::toString);
+      assertEquals(2, down.out().lines().count(), "nodes 0 and 1 answer before node 2 fails: " + down);
+      List<String> downSaid = down.errLines().stream().filter(l -> l.startsWith("sss ")).toList();
+      assertEquals(1, downSaid.size(), down::toString);
+      assertTrue(downSaid.get(0).startsWith("sss ping: cannot connect to node 2 (127.0.0.1:"
+          + holder.getLocalPort() + ")"), down::toString);
+      Run others = sss("--cluster", oneDown.toString(), "ping", "--node", "1");
+      assertEquals(0, others.status(), others::toString);
     }
   }
 
