@@ -254,7 +254,7 @@ public final class ShuffleBenchmark implements Callable<Integer> {
     md.append("Command: `").append(command).append("`\n\n").append(Machine.describe()).append("\n\n");
     md.append("| path | operation | pairs | seconds | pairs/s | MB/s | ratio to raw |\n|---|---|---|---|---|---|---|\n");
     for (String[] r : rowsOut) {
-      csv.append(String.join(",", r)).append('\n');
+      csv.append(String.join(",", java.util.Arrays.stream(r).map(ShuffleBenchmark::csvField).toList())).append('\n');
       md.append("| ").append(String.join(" | ", r)).append(" |\n");
     }
     if (!Double.isNaN(emptyMedianMs)) {
@@ -264,6 +264,11 @@ public final class ShuffleBenchmark implements Callable<Integer> {
     Files.writeString(out.resolve("results.csv"), csv, StandardCharsets.UTF_8);
     Files.writeString(out.resolve("results.md"), md, StandardCharsets.UTF_8);
     System.err.println("results in " + out.toAbsolutePath());
+  }
+
+  /** A CSV field: quoted (RFC 4180) when it holds a comma, a quote or a line break. */
+  static String csvField(String f) {
+    return f.contains(",") || f.contains("\"") || f.contains("\n") ? "\"" + f.replace("\"", "\"\"") + "\"" : f;
   }
 
   static void deleteTree(Path dir) throws IOException {
