@@ -83,6 +83,13 @@ public final class SssServer implements AutoCloseable {
       lock.close();
       throw e;
     }
+    try {
+      store.checkLayout(config.cluster().partitionMap().layout());
+    } catch (RuntimeException e) {
+      store.close();
+      lock.close();
+      throw new IllegalStateException("node " + config.nodeId() + ": " + e.getMessage(), e);
+    }
     KvsService kvs = new KvsService(store, config.cluster().partitionMap(), config.nodeId(),
         config.maxValueBytes());
     EngineService engine = new EngineService(store, config.cluster(), config.nodeId(), config.workerThreads(),
@@ -93,6 +100,7 @@ public final class SssServer implements AutoCloseable {
     EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("sss-node" + config.nodeId() + "-accept", true));
     EventLoopGroup io = new NioEventLoopGroup(2, new DefaultThreadFactory("sss-node" + config.nodeId() + "-io", true));
     String secret = config.cluster().secret();
+    String layout = config.cluster().partitionMap().layout();
     java.util.concurrent.atomic.AtomicReference<SssServer> self = new java.util.concurrent.atomic.AtomicReference<>();
     ConnectionHandler.NodeStopper stopRequested = new ConnectionHandler.NodeStopper() {
       @Override
@@ -122,8 +130,8 @@ public final class SssServer implements AutoCloseable {
                 c.pipeline().addLast("tls", ssl.newHandler(c.alloc()));
               }
               Pipelines.addFraming(c.pipeline(), Request.parser(), config.maxFrameBytes());
-              c.pipeline().addLast("node", new ConnectionHandler(secret, config.nodeId(), kvs, engine, workers,
-                  stopRequested));
+              c.pipeline().addLast("node", new ConnectionHandler(secret, config.nodeId(), layout, kvs, engine,
+                  workers, stopRequested));
             }
           })
           .bind(new InetSocketAddress(host, config.port())).sync().channel();
