@@ -210,6 +210,13 @@ public final class SssServer implements AutoCloseable {
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
+      // another thread closes (a StopNode's, while SIGTERM's hook calls here): wait for it, or
+      // the JVM would end in the middle of its flush
+      try {
+        closedFully.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
       return;
     }
     listener.close().awaitUninterruptibly();
