@@ -249,19 +249,21 @@ public final class LocalProcessCluster implements SssCluster {
     Instant deadline = Instant.now().plus(START_TIMEOUT);
     for (int i = 0; i < spec.nodeCount(); i++) {
       Launched mine = launched.get(i);
-      while (!answers(i)) {
-        if (mine != null && !mine.process.isAlive()) {
-          if (control(i).lockHeld()) {
-            // another start launched this node first (ours found its directory locked): wait for that one
-            mine = null;
-            continue;
-          }
-          if (answers(i)) {
+      NodeControl node = control(i);
+      while (true) {
+        // ask the node only once it holds its lock (it binds its port after): a port that
+        // something else holds meanwhile would only make the question wait
+        if (node.lockHeld()) {
+          if (node.answers()) {
             break;
           }
+        } else if (mine != null && !mine.process.isAlive()) {
           throw new IOException("node " + i + " exited during start (status " + mine.process.exitValue()
               + "); it logged, in " + nodeDir(i).resolve("server.log") + ":\n"
               + logSince(nodeDir(i).resolve("server.log"), mine.logOffset));
+        }
+        if (mine != null && !mine.process.isAlive() && !node.lockHeld()) {
+          continue; // it just exited: say why above
         }
         if (Instant.now().isAfter(deadline)) {
           throw new IOException("node " + i + " did not answer within " + START_TIMEOUT.toSeconds() + " s; it logged:\n"

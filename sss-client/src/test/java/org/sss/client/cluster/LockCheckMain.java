@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * Run in a child JVM by the review tests: says whether another process holds an fcntl lock on
+ * Run in a child JVM by the lock tests: says whether another process holds an fcntl lock on
  * the file given ({@code held}) or not ({@code free}), as a separate process sees it.
  */
 public final class LockCheckMain {

@@ -18,7 +18,7 @@ import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.NodeAddress;
 
 /**
- * Review of "whether a node runs is read from its lock": the probe ({@code NodeLockProbe.held()})
+ * Whether a node runs is read from its lock: the probe ({@code NodeLockProbe.held()})
  * reads it by TAKING it for a moment (tryLock, release). A node whose server reaches
  * {@code NodeLock.acquire} (a non-blocking tryLock) during that moment refuses to start, saying
  * its directory "is in use by another process (pid ...)" with the pid of whoever held it last.
@@ -27,7 +27,7 @@ import org.sss.core.cluster.NodeAddress;
  * Here the probe runs in a loop to make the window easy to hit.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
-class LockProbeRaceReviewTest {
+class LockProbeRaceTest {
   @TempDir
   Path work;
 

@@ -15,11 +15,11 @@ import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.TableOptions;
 
 /**
- * Review of NodeStore.flushAll (what StopNode runs) racing table drops, replaces, job tables
+ * NodeStore.flushAll (what StopNode runs) racing table drops, replaces, job tables
  * and their commits: it must neither fail nor crash, and a table it raced must stay usable.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class FlushAllRaceReviewTest {
+class FlushAllRaceTest {
   @TempDir
   Path dir;
 

@@ -17,9 +17,9 @@ import org.sss.core.transport.SssException;
 import org.sss.server.NodeConfig;
 import org.sss.server.SssServer;
 
-/** Review of "the client refuses a node whose challenge names another node id". */
+/** The client refuses a node whose challenge names another node id. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class NodeIdCheckReviewTest {
+class NodeIdCheckTest {
   @TempDir
   Path work;
 

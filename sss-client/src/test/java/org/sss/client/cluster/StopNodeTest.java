@@ -22,12 +22,12 @@ import org.sss.core.proto.DataType;
 import org.sss.core.proto.TableOptions;
 
 /**
- * Review of "acknowledged writes to tables without a WAL survive a stop": StopNode flushes, then
+ * Acknowledged writes to tables without a WAL survive a stop: StopNode flushes, then
  * answers, then closes in a background thread; writes on connections that were open before keep
  * being acknowledged until the close shuts the connections, and the close flushes them again.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
-class StopNodeReviewTest {
+class StopNodeTest {
   static final int BATCH = 100;
 
   @TempDir

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Review of "only the process that /proc/locks names as the lock holder is signalled":
+ * Only the process that /proc/locks names as the lock holder is signalled:
  * {@code NodeLockProbe.holder()} matches /proc/locks lines by inode number only
  * ({@code f[5].endsWith(":" + inode)}), not by device. Two cluster directories on different
  * file systems (two disks, two tmpfs) easily have lock files with the same inode number, and
@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Needs root (it mounts two small tmpfs in its temporary directory); skipped otherwise.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
-class LockHolderInodeReviewTest {
+class LockHolderAcrossDevicesTest {
   @TempDir
   Path work;
 
@@ -64,8 +64,8 @@ class LockHolderInodeReviewTest {
     try {
       Path lockA = ma.resolve("c/node-0/data/node.lock");
       Path lockB = mb.resolve("c/node-0/data/node.lock");
-      long inoA = NodeLockReviewTest.inode(lockA);
-      long inoB = NodeLockReviewTest.inode(lockB);
+      long inoA = NodeLockTest.inode(lockA);
+      long inoB = NodeLockTest.inode(lockB);
       assumeTrue(inoA == inoB, "the two lock files happen to share an inode number (" + inoA + ", " + inoB + ")");
       long pidB = clusterB.pid(0).orElseThrow();
 

@@ -15,9 +15,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sss.client.SssClient;
 
-/** Review of cluster start: failures after the lock, remembered heaps, odd paths. */
+/** Cluster start's edges: failures after the lock, remembered heaps, odd paths. */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
-class ClusterStartReviewTest {
+class ClusterStartEdgesTest {
   @TempDir
   Path work;
 
@@ -66,9 +66,9 @@ class ClusterStartReviewTest {
     LocalProcessCluster cluster = LocalProcessCluster.start(dir, 1, 0, "256m");
     cluster.stopAll();
     Files.writeString(dir.resolve("node-0/launch.properties"), "heap=lots\n");
-    IOException e = assertThrows(IOException.class, () -> LocalProcessCluster.start(dir, 0, 0, null));
-    System.out.println("garbage heap: " + e.getMessage());
-    assertTrue(e.getMessage().contains("node 0") && e.getMessage().contains("lots"), e.getMessage());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> LocalProcessCluster.start(dir, 0, 0, null));
+    assertTrue(e.getMessage().contains("node-0") && e.getMessage().contains("lots"), e.getMessage());
     // giving a heap fixes it
     cluster = LocalProcessCluster.start(dir, 0, 0, "256m");
     try {

@@ -13,12 +13,12 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Review: {@code cluster stop} while a {@code cluster start} is under way. A node whose JVM was
+ * {@code cluster stop} while a {@code cluster start} is under way. A node whose JVM was
  * launched but has not yet taken its lock is "not running" to the stop, which reports it
  * stopped; the node then comes up and stays up after a stop that said "stopped".
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
-class StartStopRaceReviewTest {
+class StartStopRaceTest {
   @TempDir
   Path work;
 

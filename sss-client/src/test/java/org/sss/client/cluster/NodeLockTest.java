@@ -21,14 +21,14 @@ import org.sss.server.NodeConfig;
 import org.sss.server.SssServer;
 
 /**
- * Review of "a node holds an exclusive fcntl lock on data/node.lock for its process's life".
+ * A node holds an exclusive fcntl lock on data/node.lock for its process's life.
  * fcntl (POSIX) locks belong to the process, and closing ANY descriptor of the file in that
  * process drops them all (the JDK's FileLock javadoc warns about this). So anything in the
  * node's own JVM that opens and closes node.lock (the probe, a second NodeLock.acquire that is
  * refused) silently releases the node's lock, and other processes then see the node as stopped.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class NodeLockReviewTest {
+class NodeLockTest {
   @TempDir
   Path work;
 

@@ -20,9 +20,9 @@ import org.sss.core.proto.DataType;
 import org.sss.core.proto.TableInfo;
 import org.sss.core.proto.TableOptions;
 
-/** Review: a cluster stop while a job runs: the job fails promptly, saying why; nothing is left behind. */
+/** A cluster stop while a job runs: the job fails promptly, saying why; nothing is left behind. */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
-class StopDuringJobReviewTest {
+class StopDuringJobTest {
   @TempDir
   Path work;
 
