@@ -115,6 +115,7 @@ public final class NodeStore implements AutoCloseable {
   public static NodeStore open(Path dir) {
     try {
       Files.createDirectories(dir);
+      keepPrivate(dir);
       clearIngestDir(dir.resolve("ingest"));
       Path dbDir = dir.resolve("rocksdb");
       List<byte[]> families;
@@ -217,6 +218,19 @@ public final class NodeStore implements AutoCloseable {
       return TableOptions.parseFrom(raw);
     } catch (InvalidProtocolBufferException e) {
       throw new StoreException(ErrorCode.STORAGE_ERROR, "catalog entry of table '" + name + "' is corrupt", e);
+    }
+  }
+
+  /**
+   * The data directory is its owner's alone (0700): the files RocksDB writes in it (with the
+   * process's umask) and the job JARs below it are then out of other local users' reach, whatever
+   * their own modes; the cluster secret guards the network, this guards the disk.
+   */
+  private static void keepPrivate(Path dir) throws IOException {
+    try {
+      Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    } catch (UnsupportedOperationException notPosix) {
+      // a file system without POSIX modes: nothing to set
     }
   }
 
@@ -530,6 +544,36 @@ public final class NodeStore implements AutoCloseable {
     }, background);
     pendingDrops.put(family, removal);
     removal.whenComplete((r, e) -> pendingDrops.remove(family, removal));
+  }
+
+  private static final byte[] LAYOUT_KEY = "layout".getBytes(StandardCharsets.UTF_8);
+
+  /**
+   * Checks that this store's data was written under partition layout {@code layout} (see
+   * {@code PartitionMap.layout()}), recording it on first use. Where a key lives depends on the
+   * layout; a store opened under another one would hide the keys it holds from every task and
+   * scan, so the node must not start.
+   */
+  public void checkLayout(String layout) {
+    synchronized (ddlLock) {
+      try {
+        byte[] recorded = db.get(catalog, LAYOUT_KEY);
+        if (recorded == null) {
+          try (WriteOptions sync = new WriteOptions().setSync(true)) {
+            db.put(catalog, sync, LAYOUT_KEY, layout.getBytes(StandardCharsets.UTF_8));
+          }
+          return;
+        }
+        String was = new String(recorded, StandardCharsets.UTF_8);
+        if (!was.equals(layout)) {
+          throw new StoreException(ErrorCode.BAD_REQUEST, "the data in " + dir + " was written under partition layout "
+              + was + " but the cluster file says " + layout + "; the partition count and map cannot change by editing"
+              + " the cluster file (start with the file the data was written with)");
+        }
+      } catch (RocksDBException e) {
+        throw new StoreException(ErrorCode.STORAGE_ERROR, "reading the layout of " + dir + " failed: " + e.getMessage(), e);
+      }
+    }
   }
 
   /** Waits for a background drop of {@code name}, so a new table of that name can be created. */

@@ -80,7 +80,7 @@ class NodeStoreCommitTest {
     assertTrue(store.table("out").isPresent(), "the refused replace dropped the user's table 'out'");
   }
 
-  /** Then the job fails: claim "a failed overwrite job leaves the old output". */
+  /** Then the job fails: a failed overwrite job leaves the old output. */
   @Test
   void replaceRefused_thenJobAbandoned_oldOutputMustStillExist() {
     put(store.create("out", DEFAULTS, false), "k", "old");

@@ -117,6 +117,13 @@ public final class SssServer implements AutoCloseable {
       lock.close();
       throw e;
     }
+    try {
+      store.checkLayout(config.cluster().partitionMap().layout());
+    } catch (RuntimeException e) {
+      store.close();
+      lock.close();
+      throw new IllegalStateException("node " + config.nodeId() + ": " + e.getMessage(), e);
+    }
     KvsService kvs;
     EngineService engine;
     try {
@@ -134,6 +141,7 @@ public final class SssServer implements AutoCloseable {
     EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("sss-node" + config.nodeId() + "-accept", true));
     EventLoopGroup io = new NioEventLoopGroup(2, new DefaultThreadFactory("sss-node" + config.nodeId() + "-io", true));
     String secret = config.cluster().secret();
+    String layout = config.cluster().partitionMap().layout();
     java.util.concurrent.atomic.AtomicReference<SssServer> self = new java.util.concurrent.atomic.AtomicReference<>();
     ConnectionHandler.NodeStopper stopRequested = new ConnectionHandler.NodeStopper() {
       @Override
@@ -163,8 +171,8 @@ public final class SssServer implements AutoCloseable {
                 c.pipeline().addLast("tls", ssl.newHandler(c.alloc()));
               }
               Pipelines.addFraming(c.pipeline(), Request.parser(), config.maxFrameBytes());
-              c.pipeline().addLast("node", new ConnectionHandler(secret, config.nodeId(), kvs, engine, workers,
-                  stopRequested));
+              c.pipeline().addLast("node", new ConnectionHandler(secret, config.nodeId(), layout, kvs, engine,
+                  workers, stopRequested));
             }
           })
           .register().sync().channel(); // the socket is bound already: registering starts accepting
@@ -268,6 +276,13 @@ public final class SssServer implements AutoCloseable {
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
+      // another thread closes (a StopNode's, while SIGTERM's hook calls here): wait for it, or
+      // the JVM would end in the middle of its flush
+      try {
+        closedFully.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
       return;
     }
     listener.close().awaitUninterruptibly();

@@ -31,8 +31,12 @@ final class GetCommand implements Callable<Integer> {
       if (values.isEmpty()) {
         throw new IllegalArgumentException("no key '" + key + "' in table '" + table + "'");
       }
+      org.sss.client.io.PairPrinter printer = new org.sss.client.io.PairPrinter(o);
       for (byte[] v : values) {
-        System.out.println(KeyType.decodeValue(o.getValueType(), v));
+        System.out.println(printer.value(v));
+      }
+      if (printer.warning(table) != null) {
+        System.err.println(printer.warning(table));
       }
     }
     return 0;

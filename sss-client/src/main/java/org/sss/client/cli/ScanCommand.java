@@ -44,16 +44,20 @@ final class ScanCommand implements Callable<Integer> {
         options = options.withPrefix(prefixBytes(o.getKeyType(), prefix));
       }
       BufferedWriter out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), 1 << 16);
+      org.sss.client.io.PairPrinter printer = new org.sss.client.io.PairPrinter(o);
       try (TableScan scan = client.scan(table, options)) {
         while (scan.hasNext()) {
           Pair p = scan.next();
-          out.write(KeyType.decodeKey(o.getKeyType(), org.sss.client.io.BulkIO.userKey(o, p.key())));
+          out.write(printer.key(p.key()));
           out.write('\t');
-          out.write(KeyType.decodeValue(o.getValueType(), p.value()));
+          out.write(printer.value(p.value()));
           out.write('\n');
         }
       }
       out.flush();
+      if (printer.warning(table) != null) {
+        System.err.println(printer.warning(table));
+      }
     }
     return 0;
   }

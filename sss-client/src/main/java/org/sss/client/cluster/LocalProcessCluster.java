@@ -98,7 +98,11 @@ public final class LocalProcessCluster implements SssCluster {
     }
     LocalProcessCluster cluster = new LocalProcessCluster(dir, spec);
     Map<Integer, Launched> launched = new LinkedHashMap<>();
+    List<LaunchLock> turns = new ArrayList<>();
     try {
+      for (int i = 0; i < spec.nodeCount(); i++) { // in node order, so that two starts cannot deadlock
+        turns.add(LaunchLock.acquire(cluster.nodeDir(i).resolve("data"), LAUNCH_TURN_TIMEOUT));
+      }
       for (int i = 0; i < spec.nodeCount(); i++) {
         if (!cluster.awaitSettled(i)) {
           launched.put(i, cluster.launch(i, heap));
@@ -118,9 +122,14 @@ public final class LocalProcessCluster implements SssCluster {
         }
       }
       throw e;
+    } finally {
+      turns.forEach(LaunchLock::close);
     }
     return cluster;
   }
+
+  /** How long a start or stop waits for another one of the same node to end. */
+  static final Duration LAUNCH_TURN_TIMEOUT = Duration.ofSeconds(180);
 
   /** The cluster in {@code dir} without starting anything. */
   public static LocalProcessCluster attach(Path dir) throws IOException {
@@ -217,8 +226,14 @@ public final class LocalProcessCluster implements SssCluster {
       }
     }
     if (heap == null) {
-      return p.getProperty("heap", DEFAULT_HEAP);
+      String remembered = p.getProperty("heap", DEFAULT_HEAP).trim();
+      if (!remembered.matches("[0-9]+[kKmMgG]?")) {
+        throw new IllegalArgumentException(file + ": heap must be a size such as 512m or 2g, not '" + remembered
+            + "' (start with --heap to set it)");
+      }
+      return remembered;
     }
+    heap = heap.trim();
     if (!heap.matches("[0-9]+[kKmMgG]?")) {
       throw new IllegalArgumentException("--heap must be a size such as 512m or 2g, not '" + heap + "'");
     }
@@ -234,19 +249,21 @@ public final class LocalProcessCluster implements SssCluster {
     Instant deadline = Instant.now().plus(START_TIMEOUT);
     for (int i = 0; i < spec.nodeCount(); i++) {
       Launched mine = launched.get(i);
-      while (!answers(i)) {
-        if (mine != null && !mine.process.isAlive()) {
-          if (control(i).lockHeld()) {
-            // another start launched this node first (ours found its directory locked): wait for that one
-            mine = null;
-            continue;
-          }
-          if (answers(i)) {
+      NodeControl node = control(i);
+      while (true) {
+        // ask the node only once it holds its lock (it binds its port after): a port that
+        // something else holds meanwhile would only make the question wait
+        if (node.lockHeld()) {
+          if (node.answers()) {
             break;
           }
+        } else if (mine != null && !mine.process.isAlive()) {
           throw new IOException("node " + i + " exited during start (status " + mine.process.exitValue()
               + "); it logged, in " + nodeDir(i).resolve("server.log") + ":\n"
               + logSince(nodeDir(i).resolve("server.log"), mine.logOffset));
+        }
+        if (mine != null && !mine.process.isAlive() && !node.lockHeld()) {
+          continue; // it just exited: say why above
         }
         if (Instant.now().isAfter(deadline)) {
           throw new IOException("node " + i + " did not answer within " + START_TIMEOUT.toSeconds() + " s; it logged:\n"

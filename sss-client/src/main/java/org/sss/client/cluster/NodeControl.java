@@ -129,6 +129,14 @@ public final class NodeControl {
    * and SIGKILL after {@link #TERM_GRACE}, saying what may be lost.
    */
   public String stop() {
+    try (LaunchLock turn = LaunchLock.acquire(dataDir, LocalProcessCluster.LAUNCH_TURN_TIMEOUT)) {
+      return stopInTurn(); // a start under way ends first: its node is then seen, and stopped
+    } catch (IOException e) {
+      return "node " + node + ": NOT STOPPED: " + e.getMessage();
+    }
+  }
+
+  private String stopInTurn() {
     if (!lockHeld()) {
       return "node " + node + ": not running";
     }

@@ -9,6 +9,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.OptionalLong;
+import org.sss.core.cluster.HeldLocks;
 
 /**
  * Reads a node's lock from outside: a running node holds an exclusive lock on
@@ -25,6 +26,9 @@ final class NodeLockProbe {
 
   /** True while some process holds the node's lock (it runs, starts, or is being torn down). */
   boolean held() {
+    if (HeldLocks.holds(lockFile)) {
+      return true; // this JVM's own node: opening the file to test it would release its lock
+    }
     try (FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.WRITE)) {
       FileLock lock = ch.tryLock();
       if (lock == null) {
@@ -43,16 +47,20 @@ final class NodeLockProbe {
 
   /**
    * The process that holds the lock, as the kernel reports it ({@code /proc/locks}, matched by
-   * the file's inode) and only if it runs {@code org.sss.server.ServerMain}: a process found this
-   * way is the node, so signalling it is safe.
+   * the file's device and inode), and only if it is the pid the node wrote into the file and it
+   * runs {@code org.sss.server.ServerMain}: a process found this way is the node, so signalling
+   * it is safe. Empty when any of that cannot be established.
    */
   OptionalLong holder() {
     try {
       long inode = ((Number) Files.getAttribute(lockFile, "unix:ino")).longValue();
+      long dev = ((Number) Files.getAttribute(lockFile, "unix:dev")).longValue();
+      String id = String.format("%02x:%02x:%d", major(dev), minor(dev), inode);
+      String written = Files.readString(lockFile).trim();
       for (String line : Files.readAllLines(Path.of("/proc/locks"))) {
         String[] f = line.trim().split("\\s+");
         // "1: POSIX  ADVISORY  WRITE 4242 fd:01:1054707 0 EOF" (waiters have "->" after the id)
-        if (f.length >= 6 && f[1].equals("POSIX") && f[5].endsWith(":" + inode)) {
+        if (f.length >= 6 && f[1].equals("POSIX") && f[5].equalsIgnoreCase(id) && f[4].equals(written)) {
           long pid = Long.parseLong(f[4]);
           if (runsServer(pid)) {
             return OptionalLong.of(pid);
@@ -63,6 +71,16 @@ final class NodeLockProbe {
     } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
       return OptionalLong.empty();
     }
+  }
+
+  /** The major number of a Linux {@code dev_t}, as /proc/locks prints it. */
+  private static long major(long dev) {
+    return ((dev >>> 8) & 0xfff) | ((dev >>> 32) & ~0xfffL);
+  }
+
+  /** The minor number of a Linux {@code dev_t}. */
+  private static long minor(long dev) {
+    return (dev & 0xff) | ((dev >>> 12) & ~0xffL);
   }
 
   private static boolean runsServer(long pid) {

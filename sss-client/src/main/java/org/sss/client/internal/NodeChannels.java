@@ -42,7 +42,7 @@ public final class NodeChannels implements AutoCloseable {
       if (c != null && c.isActive()) {
         return c;
       }
-      c = await(Connection.open(spec.node(node), spec.secret(), peerName, tls,
+      c = await(Connection.open(spec.node(node), spec.secret(), peerName, spec.partitionMap().layout(), tls,
           Pipelines.DEFAULT_MAX_FRAME, requestTimeout), Duration.ofSeconds(30));
       connections[node] = c;
       return c;

@@ -51,14 +51,34 @@ public final class BulkIO {
   /** Loads a text file or a directory, creating the table if needed; returns the pairs loaded. */
   public static long load(SssClient client, String table, Path path, LongConsumer progress) throws IOException {
     if (Files.isDirectory(path)) {
-      client.createTable(table, filesTable(), true);
+      createOrCheck(client, table, filesTable(), path, "(file name, content)");
       return loadDirectory(client, table, path, progress);
     }
     if (!Files.isRegularFile(path)) {
       throw new IOException("no such file or directory: " + path);
     }
-    client.createTable(table, textTable(), true);
+    createOrCheck(client, table, textTable(), path, "(line number, line)");
     return loadText(client, table, path, progress);
+  }
+
+  /**
+   * Creates the table, or checks that the existing one is typed as the load writes: pairs of
+   * other types would be unreadable by the table's types (and by every job declared for them).
+   */
+  private static void createOrCheck(SssClient client, String table, TableOptions writes, Path path, String what) {
+    client.createTable(table, writes, true);
+    TableOptions has = client.tableStats(table).getOptions();
+    if (has.getKeyType() != writes.getKeyType() || has.getValueType() != writes.getValueType()
+        || has.getMultiValued()) {
+      throw new IllegalArgumentException("table '" + table + "' holds key=" + typeName(has.getKeyType()) + " value="
+          + typeName(has.getValueType()) + (has.getMultiValued() ? " (multi-valued)" : "") + ", but loading " + path
+          + " writes " + what + " pairs, key=" + typeName(writes.getKeyType()) + " value=" + typeName(writes.getValueType())
+          + "; nothing was written: load into a new table");
+    }
+  }
+
+  private static String typeName(DataType t) {
+    return t.name().toLowerCase(java.util.Locale.ROOT);
   }
 
   static long loadText(SssClient client, String table, Path file, LongConsumer progress) throws IOException {
@@ -128,21 +148,25 @@ public final class BulkIO {
       Files.createDirectories(parent);
     }
     long n = 0;
+    PairPrinter printer = new PairPrinter(o);
     try (OutputStream os = new BufferedOutputStream(Files.newOutputStream(out), 1 << 16);
          TableScan scan = client.scan(table, ScanOptions.inKeyOrder())) {
       while (scan.hasNext()) {
         Pair p = scan.next();
-        os.write(KeyType.decodeKey(o.getKeyType(), userKey(o, p.key())).getBytes(StandardCharsets.UTF_8));
+        os.write(printer.key(p.key()).getBytes(StandardCharsets.UTF_8));
         os.write('\t');
         if (o.getValueType() == DataType.STRING) {
-          os.write(p.value());
+          os.write(p.value()); // the line as loaded, byte for byte
         } else {
-          os.write(KeyType.decodeValue(o.getValueType(), p.value()).getBytes(StandardCharsets.UTF_8));
+          os.write(printer.value(p.value()).getBytes(StandardCharsets.UTF_8));
         }
         os.write('\n');
         progress.accept(p.key().length + p.value().length);
         n++;
       }
+    }
+    if (printer.warning(table) != null) {
+      System.err.println(printer.warning(table));
     }
     return n;
   }

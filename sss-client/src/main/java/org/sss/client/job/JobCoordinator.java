@@ -111,6 +111,7 @@ final class JobCoordinator implements Runnable {
     }
     CompletableFuture<String> shippedJar = shipJar();
     TableOptions inputOptions = client.tableStats(job.inputTable).getOptions();
+    checkInputTypes(inputOptions);
     String jarHash = awaitJar(shippedJar);
     trace("prepared", start);
     int n = job.stages.size();
@@ -162,6 +163,27 @@ final class JobCoordinator implements Runnable {
     trace("committed", start);
     return new JobResult(jobId, summaries, counters, (System.nanoTime() - start) / 1e9,
         job.keepIntermediate ? intermediates : List.of());
+  }
+
+  /**
+   * The job reads its input by the serdes it declares for it; a table whose declared types are
+   * others would be decoded wrongly (or fail in the middle of a task), so the job is refused
+   * before any task runs.
+   */
+  private void checkInputTypes(TableOptions input) {
+    Job.StagePlan first = job.stages.get(0);
+    org.sss.core.proto.DataType key = first.inKey().dataType();
+    org.sss.core.proto.DataType value = first.inValue().dataType();
+    if (key != input.getKeyType() || value != input.getValueType()) {
+      throw new JobFailedException(ErrorCode.BAD_REQUEST, "job " + job.name + ": stage 0 reads table '"
+          + job.inputTable + "', which holds key=" + name(input.getKeyType()) + " value=" + name(input.getValueType())
+          + ", as key=" + name(key) + " value=" + name(value) + " (" + first.inKey().getClass().getSimpleName() + ", "
+          + first.inValue().getClass().getSimpleName() + "): declare the table's types in input(...)", null);
+    }
+  }
+
+  private static String name(org.sss.core.proto.DataType t) {
+    return t.name().toLowerCase(java.util.Locale.ROOT);
   }
 
   /** The name a kept table between stages takes when the job commits. */

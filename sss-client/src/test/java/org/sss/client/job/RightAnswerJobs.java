@@ -2,7 +2,6 @@ package org.sss.client.job;
 
 import org.sss.core.api.Emitter;
 import org.sss.core.api.Mapper;
-import org.sss.core.api.Reducer;
 import org.sss.core.api.TaskContext;
 
 /** User functions of {@link RightAnswersTest}: public, with no-argument constructors. */
@@ -55,18 +54,6 @@ public final class RightAnswerJobs {
     @Override
     public void map(String key, Long value, Emitter<String, Long> out) {
       out.emit(key, value);
-    }
-  }
-
-  /** Counts the values of a key. */
-  public static final class CountStringLong implements Reducer<String, Long, String, Long> {
-    @Override
-    public void reduce(String key, Iterable<Long> values, Emitter<String, Long> out) {
-      long n = 0;
-      for (Long ignored : values) {
-        n++;
-      }
-      out.emit(key, n);
     }
   }
 

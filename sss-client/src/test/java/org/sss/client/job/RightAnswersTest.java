@@ -227,7 +227,7 @@ class RightAnswersTest {
       if (twoMaps) {
         b.map(RightAnswerJobs.IdentityStringLong.class, Serdes.STRING, Serdes.LONG);
       }
-      client.submit(b.reduce(RightAnswerJobs.CountStringLong.class, Serdes.STRING, Serdes.LONG)
+      client.submit(b.reduce(TestJobs.CountValues.class, Serdes.STRING, Serdes.LONG)
           .output("chain-out").overwrite().build()).await();
       assertEquals(10L, Serdes.LONG.decodeValue(client.get("chain-out", Serdes.STRING.encodeKey("x")).orElseThrow()),
           twoMaps ? "map -> map -> reduce" : "map -> reduce");
@@ -297,7 +297,7 @@ class RightAnswersTest {
     assertTrue(client.get("many", key).isPresent());
     assertEquals(10, client.count("many"));
     client.submit(Job.named("count-many").input("many", Serdes.STRING, Serdes.LONG)
-        .reduce(RightAnswerJobs.CountStringLong.class, Serdes.STRING, Serdes.LONG)
+        .reduce(TestJobs.CountValues.class, Serdes.STRING, Serdes.LONG)
         .output("many-out").overwrite().build()).await();
     assertEquals(10L, Serdes.LONG.decodeValue(client.get("many-out", key).orElseThrow()));
     client.delete("many", List.of(key));

@@ -83,6 +83,22 @@ public final class PartitionMap {
     return (h & 0x7fff_ffff) % ownerOfPartition.length;
   }
 
+  /**
+   * What a key's placement depends on, in a few characters: the partition count and a digest of
+   * which node owns each partition. Two cluster files with the same layout place every key alike.
+   */
+  public String layout() {
+    String digest = com.google.common.hash.Hashing.sha256()
+        .hashString(format() + "/" + nodeCount, java.nio.charset.StandardCharsets.UTF_8).toString();
+    return "P=" + ownerOfPartition.length + ",map=" + digest.substring(0, 12);
+  }
+
+  /** The partition of the encoded key between the buffer's position and limit. */
+  public int partitionOf(java.nio.ByteBuffer key) {
+    int h = HASH.hashBytes(key).asInt();
+    return (h & 0x7fff_ffff) % ownerOfPartition.length;
+  }
+
   /** The node that owns a partition. */
   public int ownerOf(int partition) {
     return ownerOfPartition[partition];

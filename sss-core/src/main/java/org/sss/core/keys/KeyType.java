@@ -24,7 +24,7 @@ public final class KeyType {
       case STRING -> KeyCodec.encodeString(text);
       case DOUBLE -> Serdes.DOUBLE.encodeKey(parseDouble(text));
       case OPAQUE -> parseOpaque(text);
-      case BYTES, UNRECOGNIZED -> KeyCodec.encodeBytes(text.getBytes(StandardCharsets.UTF_8));
+      case BYTES, UNRECOGNIZED -> KeyCodec.encodeBytes(bytesOf(text));
     };
   }
 
@@ -45,7 +45,8 @@ public final class KeyType {
       case LONG -> KeyCodec.encodeLong(parseLong(text));
       case DOUBLE -> Serdes.DOUBLE.encodeValue(parseDouble(text));
       case OPAQUE -> parseOpaque(text);
-      case STRING, BYTES, UNRECOGNIZED -> text.getBytes(StandardCharsets.UTF_8);
+      case BYTES, UNRECOGNIZED -> bytesOf(text);
+      case STRING -> text.getBytes(StandardCharsets.UTF_8);
     };
   }
 
@@ -105,8 +106,31 @@ public final class KeyType {
     }
   }
 
-  /** Valid UTF-8 prints as text; anything else as {@code 0x} and hex. */
+  /**
+   * Bytes typed as text: {@code 0x} and hex are those bytes (what {@link #printable} prints for
+   * bytes that are not text, or text that itself starts with {@code 0x}); anything else is its
+   * UTF-8. So every printed bytes key or value types back to the same bytes.
+   */
+  private static byte[] bytesOf(String text) {
+    if (text.startsWith("0x")) {
+      try {
+        return HexFormat.of().parseHex(text.substring(2));
+      } catch (IllegalArgumentException notHex) {
+        throw new IllegalArgumentException("'" + text + "' starts with 0x but is not hex: bytes that begin with"
+            + " the text 0x are typed in hex too (0x3078...)");
+      }
+    }
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Valid UTF-8 prints as text; anything else as {@code 0x} and hex, and so does text that
+   * itself starts with {@code 0x}, which would otherwise read as those hex bytes.
+   */
   private static String printable(byte[] bytes) {
+    if (bytes.length >= 2 && bytes[0] == '0' && bytes[1] == 'x') {
+      return "0x" + HexFormat.of().formatHex(bytes);
+    }
     try {
       return StandardCharsets.UTF_8.newDecoder()
           .onMalformedInput(CodingErrorAction.REPORT)

@@ -39,6 +39,25 @@ public final class Auth {
     }
   }
 
+  /**
+   * The server's proof that it knows {@code secret}: the client's nonce first and a label of its
+   * own, so that a client's proof can never be replayed as a server's.
+   */
+  public static byte[] serverProof(String secret, byte[] serverNonce, byte[] clientNonce) {
+    return mac(secret, concat("server".getBytes(StandardCharsets.UTF_8), clientNonce), serverNonce);
+  }
+
+  /** Constant-time check of a server's proof. */
+  public static boolean verifyServer(String secret, byte[] serverNonce, byte[] clientNonce, byte[] proof) {
+    return MessageDigest.isEqual(serverProof(secret, serverNonce, clientNonce), proof);
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+
   /** Constant-time check of a peer's proof. */
   public static boolean verify(String secret, byte[] serverNonce, byte[] clientNonce, byte[] proof) {
     return MessageDigest.isEqual(mac(secret, serverNonce, clientNonce), proof);

@@ -64,6 +64,15 @@ public final class Connection implements AutoCloseable {
    */
   public static CompletableFuture<Connection> open(NodeAddress node, String secret, String peerName,
                                                    SslContext ssl, int maxFrame, Duration requestTimeout) {
+    return open(node, secret, peerName, "", ssl, maxFrame, requestTimeout);
+  }
+
+  /**
+   * Like {@link #open(NodeAddress, String, String, SslContext, int, Duration)}, and the node
+   * refuses the connection unless its partition layout is {@code layout} (empty: not checked).
+   */
+  public static CompletableFuture<Connection> open(NodeAddress node, String secret, String peerName, String layout,
+                                                   SslContext ssl, int maxFrame, Duration requestTimeout) {
     EventLoopGroup group = ClientTransport.group();
     Connection[] holder = new Connection[1];
     CompletableFuture<Connection> result = new CompletableFuture<>();
@@ -83,7 +92,7 @@ public final class Connection implements AutoCloseable {
             Pipelines.addFraming(ch.pipeline(), Response.parser(), maxFrame);
             Connection c = new Connection(node, ch, requestTimeout);
             holder[0] = c;
-            ch.pipeline().addLast("client", c.new Handler(secret, peerName));
+            ch.pipeline().addLast("client", c.new Handler(secret, peerName, layout));
           }
         });
     ChannelFuture cf = b.connect(node.host(), node.port());
@@ -222,11 +231,13 @@ public final class Connection implements AutoCloseable {
   private final class Handler extends SimpleChannelInboundHandler<Frame<Response>> {
     private final String secret;
     private final String peerName;
+    private final String layout;
 
-    Handler(String secret, String peerName) {
+    Handler(String secret, String peerName, String layout) {
       super(false);
       this.secret = secret;
       this.peerName = peerName;
+      this.layout = layout;
     }
 
     @Override
@@ -243,12 +254,14 @@ public final class Connection implements AutoCloseable {
           return;
         }
         byte[] clientNonce = Auth.nonce();
-        byte[] mac = Auth.mac(secret, r.getChallenge().getNonce().toByteArray(), clientNonce);
+        byte[] serverNonce = r.getChallenge().getNonce().toByteArray();
+        byte[] mac = Auth.mac(secret, serverNonce, clientNonce);
         Request.Builder hello = Request.newBuilder().setHello(Hello.newBuilder()
             .setMac(ByteString.copyFrom(mac))
             .setClientNonce(ByteString.copyFrom(clientNonce))
             .setProtocolVersion(1)
-            .setPeerName(peerName));
+            .setPeerName(peerName)
+            .setLayout(layout));
         // The hello's answer completes the ready future rather than a caller's.
         long id = nextId.getAndIncrement();
         CompletableFuture<Frame<Response>> helloAnswer = new CompletableFuture<>();
@@ -256,10 +269,17 @@ public final class Connection implements AutoCloseable {
         helloAnswer.whenComplete((ok, e) -> {
           if (e != null) {
             fail(e);
-          } else {
-            ok.release();
-            ready.complete(Connection.this);
+            return;
           }
+          byte[] proof = ok.header().getWelcome().getProof().toByteArray();
+          ok.release();
+          if (!Auth.verifyServer(secret, serverNonce, clientNonce, proof)) {
+            // whatever listens there does not know the secret: not the node, whatever it says
+            fail(new SssException(ErrorCode.UNAUTHENTICATED, node + " did not prove that it knows the cluster"
+                + " secret: it is not the cluster's node (another process on its port?)"));
+            return;
+          }
+          ready.complete(Connection.this);
         });
         ctx.writeAndFlush(Frame.of(hello.setId(id).build()));
         frame.release();

@@ -141,4 +141,18 @@ class KeyTypeTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> KeyType.parse(name));
     assertTrue(e.getMessage().contains("'" + name + "'"), e.getMessage());
   }
+
+  @Test
+  void bytesThatLookLikeHex_printAsHex_andTypeBackToTheSameBytes() {
+    byte[] text0x = "0xff".getBytes(java.nio.charset.StandardCharsets.UTF_8); // four bytes of text
+    byte[] raw = {(byte) 0xFF};                                              // one byte, not text
+    String printedText = KeyType.decodeKey(DataType.BYTES, KeyCodec.encodeBytes(text0x));
+    String printedRaw = KeyType.decodeKey(DataType.BYTES, KeyCodec.encodeBytes(raw));
+    assertEquals("0x30786666", printedText);
+    assertEquals("0xff", printedRaw);
+    assertArrayEquals(KeyCodec.encodeBytes(text0x), KeyType.encodeKey(DataType.BYTES, printedText));
+    assertArrayEquals(KeyCodec.encodeBytes(raw), KeyType.encodeKey(DataType.BYTES, printedRaw));
+    assertArrayEquals(raw, KeyType.encodeValue(DataType.BYTES, KeyType.decodeValue(DataType.BYTES, raw)));
+    assertArrayEquals("plain".getBytes(java.nio.charset.StandardCharsets.UTF_8), KeyType.encodeValue(DataType.BYTES, "plain"));
+  }
 }

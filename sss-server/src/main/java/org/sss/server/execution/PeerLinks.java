@@ -63,7 +63,7 @@ public final class PeerLinks implements AutoCloseable {
       CompletableFuture<Connection> f = links.get(node);
       boolean usable = f != null && (!f.isDone() || !f.isCompletedExceptionally() && f.join().isActive());
       if (!usable) {
-        f = Connection.open(spec.node(node), spec.secret(), "node-" + self, tls, Pipelines.DEFAULT_MAX_FRAME,
+        f = Connection.open(spec.node(node), spec.secret(), "node-" + self, spec.partitionMap().layout(), tls, Pipelines.DEFAULT_MAX_FRAME,
             SHUFFLE_TIMEOUT);
         links.set(node, f);
       }

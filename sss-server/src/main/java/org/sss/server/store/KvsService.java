@@ -221,13 +221,30 @@ public final class KvsService {
 
   /** {@link #checkKey(byte[])} for a stored key at {@code in[at, at + length)}. */
   private void checkKey(ByteBuf in, int at, int length) {
-    checkKey(length, length < PartitionMap.PREFIX_BYTES ? -1 : in.getUnsignedShort(at));
+    int partition = length < PartitionMap.PREFIX_BYTES ? -1 : in.getUnsignedShort(at);
+    checkKey(length, partition);
+    checkHash(partitionMap.partitionOf(in.nioBuffer(at + PartitionMap.PREFIX_BYTES, length - PartitionMap.PREFIX_BYTES)),
+        partition);
   }
 
   private byte[] checkKey(byte[] storedKey) {
-    checkKey(storedKey.length,
-        storedKey.length < PartitionMap.PREFIX_BYTES ? -1 : PartitionMap.partitionOfStored(storedKey));
+    int partition = storedKey.length < PartitionMap.PREFIX_BYTES ? -1 : PartitionMap.partitionOfStored(storedKey);
+    checkKey(storedKey.length, partition);
+    checkHash(partitionMap.partitionOf(storedKey, PartitionMap.PREFIX_BYTES,
+        storedKey.length - PartitionMap.PREFIX_BYTES), partition);
     return storedKey;
+  }
+
+  /**
+   * A client's key must name the partition it hashes to: one stored under another partition
+   * is found by no get and shows twice in scans (a client whose cluster file has another
+   * partition count).
+   */
+  private static void checkHash(int hashed, int named) {
+    if (hashed != named) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, "a key hashing to partition " + hashed + " was sent as partition "
+          + named + " (does the client use this cluster's file?)");
+    }
   }
 
   /**

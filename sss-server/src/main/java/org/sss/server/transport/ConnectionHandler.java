@@ -59,6 +59,8 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
 
   private final String secret;
   private final int nodeId;
+  /** This node's partition layout: peers must route keys by the same one. */
+  private final String layout;
   private final KvsService kvs;
   private final EngineService engine;
   private final Executor workers;
@@ -81,9 +83,10 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
   private byte[] nonce;
   private volatile boolean authenticated;
 
-  public ConnectionHandler(String secret, int nodeId, KvsService kvs, EngineService engine, Executor workers,
-                           NodeStopper stopNode) {
+  public ConnectionHandler(String secret, int nodeId, String layout, KvsService kvs, EngineService engine,
+                           Executor workers, NodeStopper stopNode) {
     super(false);
+    this.layout = layout;
     this.stopNode = stopNode;
     this.secret = secret;
     this.nodeId = nodeId;
@@ -127,9 +130,16 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
         LOG.warn("node {}: rejected {} ({}): wrong secret", nodeId, ctx.channel().remoteAddress(),
             req.getHello().getPeerName());
         reject(ctx, req.getId(), ErrorCode.UNAUTHENTICATED, "wrong cluster secret");
+      } else if (!req.getHello().getLayout().isEmpty() && !req.getHello().getLayout().equals(layout)) {
+        LOG.warn("node {}: refused {} ({}): its cluster file's layout {} is not this node's {}", nodeId,
+            ctx.channel().remoteAddress(), req.getHello().getPeerName(), req.getHello().getLayout(), layout);
+        reject(ctx, req.getId(), ErrorCode.BAD_REQUEST, "the cluster file's partition layout (" + req.getHello().getLayout()
+            + ") is not this node's (" + layout + "): keys would go to partitions nobody reads; use the cluster's own file");
       } else {
         authenticated = true;
-        ctx.writeAndFlush(Frame.of(Response.newBuilder().setId(req.getId()).setCode(ErrorCode.OK).build()));
+        byte[] proof = Auth.serverProof(secret, nonce, req.getHello().getClientNonce().toByteArray());
+        ctx.writeAndFlush(Frame.of(Response.newBuilder().setId(req.getId()).setCode(ErrorCode.OK)
+            .setWelcome(org.sss.core.proto.Welcome.newBuilder().setProof(ByteString.copyFrom(proof))).build()));
       }
       return;
     }

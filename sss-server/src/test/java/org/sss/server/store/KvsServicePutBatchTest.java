@@ -49,7 +49,7 @@ class KvsServicePutBatchTest {
   void open() {
     store = NodeStore.open(dir);
     table = store.create("t", TableOptions.newBuilder().setDisableWal(true).build(), false);
-    kvs = new KvsService(store, PartitionMap.roundRobin(PARTITIONS, 1), 0, MAX_VALUE);
+    kvs = new KvsService(store, MAP, 0, MAX_VALUE);
   }
 
   @AfterEach
@@ -58,6 +58,8 @@ class KvsServicePutBatchTest {
     store.close();
   }
 
+  private static final PartitionMap MAP = PartitionMap.roundRobin(PARTITIONS, 1);
+
   private static List<byte[][]> pairs(int n) {
     Random random = new Random(7);
     List<byte[][]> out = new ArrayList<>();
@@ -65,9 +67,10 @@ class KvsServicePutBatchTest {
     for (int i = 0; i < n; i++) {
       byte[] key = new byte[2 + 1 + (i % 200)];
       random.nextBytes(key);
-      key[0] = 0;
-      key[1] = (byte) (i % PARTITIONS);
       key[2] = (byte) i;
+      int partition = MAP.partitionOf(key, 2, key.length - 2); // a key names the partition it hashes to
+      key[0] = (byte) (partition >>> 8);
+      key[1] = (byte) partition;
       byte[] value = new byte[valueLengths[i % valueLengths.length]];
       random.nextBytes(value);
       out.add(new byte[][] {key, value});
