@@ -62,6 +62,21 @@ class AuthTest {
         hex.parseHex("2506b038d9ce7ad47f55ed7583a6c4e932cb482604a72d405cb636590a6344db")));
   }
 
+  /**
+   * The server's proof, computed with OpenSSL likewise: the message is "server", the client
+   * nonce (0x20..0x3f), then the server nonce (0x00..0x1f).
+   */
+  @Test
+  void serverProof_knownAnswer_andNotTheClientsProof() {
+    byte[] serverNonce = counting(0x00, Auth.NONCE_BYTES);
+    byte[] clientNonce = counting(0x20, Auth.NONCE_BYTES);
+    byte[] proof = Auth.serverProof("secret", serverNonce, clientNonce);
+    assertEquals("1daafc98a398051011616e9363c1a43b33300a88917e6996bc12fc44a167e6d1", HexFormat.of().formatHex(proof));
+    assertTrue(Auth.verifyServer("secret", serverNonce, clientNonce, proof));
+    assertFalse(Auth.verifyServer("secret", serverNonce, clientNonce, Auth.mac("secret", serverNonce, clientNonce)),
+        "a client's proof replayed is not a server's");
+  }
+
   /** The JDK's HmacSHA256 itself, against RFC 4231 test case 2 (key "Jefe"). */
   @Test
   void hmacSha256_rfc4231TestCase2() throws Exception {
