@@ -174,12 +174,21 @@ final class JobCoordinator implements Runnable {
     Job.StagePlan first = job.stages.get(0);
     org.sss.core.proto.DataType key = first.inKey().dataType();
     org.sss.core.proto.DataType value = first.inValue().dataType();
-    if (key != input.getKeyType() || value != input.getValueType()) {
+    if (!readsAs(input.getKeyType(), key) || !readsAs(input.getValueType(), value)) {
       throw new JobFailedException(ErrorCode.BAD_REQUEST, "job " + job.name + ": stage 0 reads table '"
           + job.inputTable + "', which holds key=" + name(input.getKeyType()) + " value=" + name(input.getValueType())
           + ", as key=" + name(key) + " value=" + name(value) + " (" + first.inKey().getClass().getSimpleName() + ", "
           + first.inValue().getClass().getSimpleName() + "): declare the table's types in input(...)", null);
     }
+  }
+
+  /**
+   * Whether data stored as {@code stored} reads as {@code declared}: the same type, or a string
+   * read as bytes (the same encoding as keys, the same UTF-8 bytes as values: nothing is lost).
+   */
+  private static boolean readsAs(org.sss.core.proto.DataType stored, org.sss.core.proto.DataType declared) {
+    return stored == declared
+        || stored == org.sss.core.proto.DataType.STRING && declared == org.sss.core.proto.DataType.BYTES;
   }
 
   private static String name(org.sss.core.proto.DataType t) {
