@@ -19,6 +19,7 @@ import org.sss.core.api.Mapper;
 import org.sss.core.api.Reducer;
 import org.sss.core.api.Serdes;
 import org.sss.core.api.TaskContext;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.TableOptions;
 
@@ -146,7 +147,7 @@ public final class Apriori {
         Map<String, Long> frequent = new LinkedHashMap<>();
         ExampleIO.scan(client, passTable, Serdes.STRING, Serdes.LONG, frequent::put);
         passes.add(new Pass(k, candidates == null ? 0 : candidates.size(), frequent.size(), r));
-        try (BulkWriter w = client.writer(output)) {
+        try (BulkWriter w = client.writer(output, PairTypes.of(Serdes.STRING, Serdes.LONG))) {
           frequent.forEach((itemset, support) ->
               w.put(Serdes.STRING.encodeKey(itemset), Serdes.LONG.encodeValue(support)));
         }

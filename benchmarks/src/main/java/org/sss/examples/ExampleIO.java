@@ -18,6 +18,7 @@ import org.sss.client.io.LineReader;
 import org.sss.core.api.Pair;
 import org.sss.core.api.Serde;
 import org.sss.core.keys.KeyCodec;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.TableOptions;
 
 /** Moving the examples' inputs and outputs between files and tables. */
@@ -39,7 +40,7 @@ public final class ExampleIO {
     List<Path> files = textFiles(path);
     client.createTable(table, BulkIO.textTable(), false);
     long n = 0;
-    try (BulkWriter w = client.writer(table)) {
+    try (BulkWriter w = client.writer(table, PairTypes.of(BulkIO.textTable()))) {
       for (Path f : files) {
         try (LineReader lines = new LineReader(Files.newInputStream(f))) {
           for (byte[] line = lines.next(); line != null; line = lines.next()) {

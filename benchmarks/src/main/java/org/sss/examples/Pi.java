@@ -11,6 +11,7 @@ import org.sss.core.api.Emitter;
 import org.sss.core.api.Mapper;
 import org.sss.core.api.Serdes;
 import org.sss.core.keys.KeyCodec;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.TableOptions;
 
@@ -61,7 +62,7 @@ public final class Pi {
     }
     client.createTable(table, TableOptions.newBuilder()
         .setKeyType(DataType.LONG).setValueType(DataType.LONG).build(), false);
-    try (BulkWriter w = client.writer(table)) {
+    try (BulkWriter w = client.writer(table, PairTypes.of(Serdes.LONG, Serdes.LONG))) {
       for (int i = 0; i < maps; i++) {
         w.put(KeyCodec.encodeLong(i), KeyCodec.encodeLong(samples));
       }

@@ -20,6 +20,7 @@ import org.sss.core.api.Mapper;
 import org.sss.core.api.Serdes;
 import org.sss.core.api.TaskContext;
 import org.sss.core.keys.KeyCodec;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.Compression;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.TableOptions;
@@ -94,7 +95,7 @@ public final class RandomTextWriter {
     }
     client.createTable(table, TableOptions.newBuilder()
         .setKeyType(DataType.LONG).setValueType(DataType.LONG).build(), false);
-    try (BulkWriter w = client.writer(table)) {
+    try (BulkWriter w = client.writer(table, PairTypes.of(Serdes.LONG, Serdes.LONG))) {
       for (int i = 0; i < maps; i++) {
         w.put(KeyCodec.encodeLong(i), KeyCodec.encodeLong(bytesOfMap(i, maps, totalBytes)));
       }

@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.sss.client.internal.NodeChannels;
 import org.sss.core.cluster.PartitionMap;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.PutBatch;
 import org.sss.core.proto.Request;
 import org.sss.core.transport.Buffers;
@@ -27,6 +28,7 @@ public final class BulkWriter implements AutoCloseable {
   private final NodeChannels channels;
   private final PartitionMap partitions;
   private final String table;
+  private final PairTypes types;
   private final int batchBytes;
   private final int maxInFlight;
   private final ByteBuf[] buffers;
@@ -36,10 +38,11 @@ public final class BulkWriter implements AutoCloseable {
   private final AtomicLong acknowledged = new AtomicLong();
   private long bytesWritten;
 
-  BulkWriter(NodeChannels channels, String table, int batchBytes, int maxInFlight) {
+  BulkWriter(NodeChannels channels, String table, PairTypes types, int batchBytes, int maxInFlight) {
     this.channels = channels;
     this.partitions = channels.spec().partitionMap();
     this.table = table;
+    this.types = types;
     this.batchBytes = batchBytes;
     this.maxInFlight = maxInFlight;
     int n = channels.spec().nodeCount();
@@ -97,7 +100,8 @@ public final class BulkWriter implements AutoCloseable {
     }
     try {
       channels.get(node).call(Request.newBuilder().setPutBatch(
-          PutBatch.newBuilder().setTable(table).setPairCount(n)), buf)
+          PutBatch.newBuilder().setTable(table).setPairCount(n).setKeyType(types.key())
+              .setValueType(types.value())), buf)
           .whenComplete((r, e) -> {
             // Record the outcome before giving the permit back: flush() returns as soon as it
             // holds every permit, and must then see this batch's failure.

@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import org.sss.client.internal.NodeChannels;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.PartitionMap;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.Count;
 import org.sss.core.proto.CreateTable;
 import org.sss.core.proto.Delete;
@@ -247,9 +248,13 @@ public final class SssClient implements AutoCloseable {
 
   // ---- pairs ----------------------------------------------------------------------------
 
-  /** Writes one pair, durably (per the table's WAL setting) before returning. */
-  public void put(String table, byte[] key, byte[] value) {
-    putAll(table, List.of(new org.sss.core.api.Pair(key, value)));
+  /**
+   * Writes one pair, durably (per the table's WAL setting) before returning. {@code types} are
+   * the types the key and value were encoded with; a table of other types refuses the pair
+   * ({@link PairTypes}).
+   */
+  public void put(String table, PairTypes types, byte[] key, byte[] value) {
+    putAll(table, types, List.of(new org.sss.core.api.Pair(key, value)));
   }
 
   /**
@@ -259,9 +264,10 @@ public final class SssClient implements AutoCloseable {
    * shares independently: when one refuses, others may have applied theirs, and the exception
    * names the node that refused. Of two pairs with one key, the later in the list wins. A share
    * must fit in one request (64 MiB less 1 MiB; a larger one is refused before anything is
-   * sent); for large loads use {@link #writer}.
+   * sent); for large loads use {@link #writer}. A table whose types are not {@code types}
+   * refuses every share ({@link PairTypes}).
    */
-  public void putAll(String table, List<org.sss.core.api.Pair> pairs) {
+  public void putAll(String table, PairTypes types, List<org.sss.core.api.Pair> pairs) {
     int n = spec.nodeCount();
     ByteBuf[] bodies = new ByteBuf[n];
     int[] counts = new int[n];
@@ -291,7 +297,8 @@ public final class SssClient implements AutoCloseable {
       if (bodies[node] != null) {
         try {
           futures.add(channels.get(node).call(Request.newBuilder().setPutBatch(
-              org.sss.core.proto.PutBatch.newBuilder().setTable(table).setPairCount(counts[node])), bodies[node]));
+              org.sss.core.proto.PutBatch.newBuilder().setTable(table).setPairCount(counts[node])
+                  .setKeyType(types.key()).setValueType(types.value())), bodies[node]));
         } catch (RuntimeException e) {
           bodies[node].release();
           futures.add(CompletableFuture.failedFuture(e));
@@ -314,14 +321,17 @@ public final class SssClient implements AutoCloseable {
   /** The most bytes of pairs putAll sends one node: a frame (64 MiB) less room for the header. */
   static final int MAX_PUT_ALL_BYTES = org.sss.core.transport.Pipelines.DEFAULT_MAX_FRAME - (1 << 20);
 
-  /** A writer for bulk loads: batched per node, several batches in flight. */
-  public BulkWriter writer(String table) {
-    return new BulkWriter(channels, table, BulkWriter.DEFAULT_BATCH_BYTES, BulkWriter.DEFAULT_IN_FLIGHT);
+  /**
+   * A writer for bulk loads: batched per node, several batches in flight. Its pairs are encoded
+   * as {@code types}; a table of other types refuses the first batch ({@link PairTypes}).
+   */
+  public BulkWriter writer(String table, PairTypes types) {
+    return new BulkWriter(channels, table, types, BulkWriter.DEFAULT_BATCH_BYTES, BulkWriter.DEFAULT_IN_FLIGHT);
   }
 
   /** A writer with explicit batch size and in-flight window. */
-  public BulkWriter writer(String table, int batchBytes, int maxInFlight) {
-    return new BulkWriter(channels, table, batchBytes, maxInFlight);
+  public BulkWriter writer(String table, PairTypes types, int batchBytes, int maxInFlight) {
+    return new BulkWriter(channels, table, types, batchBytes, maxInFlight);
   }
 
   /** Reads one key (of a multi-valued table: its first value; see {@link #getAll}). */

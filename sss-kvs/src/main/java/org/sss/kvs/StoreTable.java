@@ -22,6 +22,7 @@ import org.rocksdb.Snapshot;
 import org.rocksdb.SstFileWriter;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.TableInfo;
 import org.sss.core.proto.TableOptions;
@@ -93,6 +94,17 @@ public final class StoreTable {
 
   public TableOptions options() {
     return options;
+  }
+
+  /**
+   * Refuses a batch written with other types than the table's, before any of it is written: a
+   * string table holding long keys could no longer be read as strings (see {@link PairTypes}).
+   */
+  public void checkWritable(PairTypes batch) {
+    if (!batch.writableTo(options)) {
+      throw new StoreException(ErrorCode.TYPE_MISMATCH, "table '" + name + "' holds " + PairTypes.of(options)
+          + " but this batch was written as " + batch + "; nothing was written");
+    }
   }
 
   boolean isDropped() {

@@ -16,6 +16,7 @@ import org.sss.client.job.Job;
 import org.sss.client.job.JobResult;
 import org.sss.client.job.ProgressListener;
 import org.sss.core.api.Serdes;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.Compression;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.TableOptions;
@@ -195,7 +196,7 @@ public final class ShuffleBenchmark implements Callable<Integer> {
   private double shuffle(SssCluster cluster, long perRow, long total) {
     try (SssClient client = cluster.client()) {
       client.createTable("seed", TableOptions.newBuilder().setKeyType(DataType.LONG).build(), true);
-      try (BulkWriter w = client.writer("seed")) {
+      try (BulkWriter w = client.writer("seed", PairTypes.of(DataType.LONG, DataType.BYTES))) {
         for (long r = 0; r < rows; r++) {
           w.put(Serdes.LONG.encodeKey(r), new byte[0]);
         }

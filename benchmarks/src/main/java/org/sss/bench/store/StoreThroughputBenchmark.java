@@ -21,14 +21,15 @@ import org.sss.client.TableScan;
 import org.sss.client.cluster.LocalProcessCluster;
 import org.sss.client.cluster.SssCluster;
 import org.sss.core.api.Pair;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.Compression;
 import org.sss.core.proto.TableOptions;
 import org.sss.kvs.NodeStore;
 import org.sss.kvs.StoreCursor;
 import org.sss.kvs.StoreTable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * Put and full-scan throughput of the store, first on raw RocksDB and then through the SSS
@@ -367,7 +368,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
         client.createTable(WARMUP_TABLE, options(true), false);
         byte[] k = data.newKey();
         byte[] v = data.newValue();
-        try (BulkWriter w = client.writer(WARMUP_TABLE)) {
+        try (BulkWriter w = client.writer(WARMUP_TABLE, PairTypes.BYTES)) {
           for (long i = 0; i < warm; i++) {
             BenchPairs.key(i, k);
             BenchPairs.value(i, v);
@@ -406,7 +407,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
     PhaseProgress progress = new PhaseProgress(phase(shapeName, path, op), data.pairs(), data.pairBytes(), log);
     double cpu0 = cpu.seconds();
     long t0 = System.nanoTime();
-    try (BulkWriter w = client.writer(table)) {
+    try (BulkWriter w = client.writer(table, PairTypes.BYTES)) {
       for (long i = 0; i < data.pairs(); i++) {
         BenchPairs.key(i, k);
         BenchPairs.value(i, v);

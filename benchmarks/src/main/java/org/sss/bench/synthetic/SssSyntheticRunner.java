@@ -17,6 +17,7 @@ import org.sss.core.api.Pair;
 import org.sss.core.api.Serdes;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.core.keys.KeyCodec;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.TableOptions;
 
@@ -63,7 +64,7 @@ public final class SssSyntheticRunner {
         progress.phase("load");
         long t0 = System.nanoTime();
         byte[] value = SyntheticData.pattern(p.initialValueLength());
-        try (BulkWriter w = client.writer(in)) {
+        try (BulkWriter w = client.writer(in, PairTypes.of(DataType.LONG, DataType.BYTES))) {
           for (long i = 0; i < p.initialKeyCount(); i++) {
             SyntheticData.fillInput(value, i);
             w.put(KeyCodec.encodeLong(i), value);

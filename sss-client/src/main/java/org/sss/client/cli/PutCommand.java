@@ -4,10 +4,11 @@ import java.util.concurrent.Callable;
 import org.sss.client.SssClient;
 import org.sss.client.cluster.SssCluster;
 import org.sss.core.keys.KeyType;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.TableOptions;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /** Writes one pair, typed by the table's key and value types. */
 @Command(name = "put", mixinStandardHelpOptions = true, description = "Write one pair into a table.")
@@ -28,7 +29,8 @@ final class PutCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
       TableOptions o = client.tableStats(table).getOptions();
-      client.put(table, KeyType.encodeKey(o.getKeyType(), key), KeyType.encodeValue(o.getValueType(), value));
+      client.put(table, PairTypes.of(o), KeyType.encodeKey(o.getKeyType(), key),
+          KeyType.encodeValue(o.getValueType(), value));
     }
     return 0;
   }

@@ -16,8 +16,9 @@ import org.sss.client.SssClient;
 import org.sss.client.TableScan;
 import org.sss.core.api.Pair;
 import org.sss.core.keys.KeyCodec;
-import org.sss.core.keys.StoredKeys;
 import org.sss.core.keys.KeyType;
+import org.sss.core.keys.PairTypes;
+import org.sss.core.keys.StoredKeys;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.TableOptions;
 
@@ -68,22 +69,16 @@ public final class BulkIO {
   private static void createOrCheck(SssClient client, String table, TableOptions writes, Path path, String what) {
     client.createTable(table, writes, true);
     TableOptions has = client.tableStats(table).getOptions();
-    if (has.getKeyType() != writes.getKeyType() || has.getValueType() != writes.getValueType()
-        || has.getMultiValued()) {
-      throw new IllegalArgumentException("table '" + table + "' holds key=" + typeName(has.getKeyType()) + " value="
-          + typeName(has.getValueType()) + (has.getMultiValued() ? " (multi-valued)" : "") + ", but loading " + path
-          + " writes " + what + " pairs, key=" + typeName(writes.getKeyType()) + " value=" + typeName(writes.getValueType())
-          + "; nothing was written: load into a new table");
+    if (!PairTypes.of(writes).writableTo(has) || has.getMultiValued()) {
+      throw new IllegalArgumentException("table '" + table + "' holds " + PairTypes.of(has)
+          + (has.getMultiValued() ? " (multi-valued)" : "") + ", but loading " + path + " writes " + what
+          + " pairs, " + PairTypes.of(writes) + "; nothing was written: load into a new table, or drop this one first");
     }
-  }
-
-  private static String typeName(DataType t) {
-    return t.name().toLowerCase(java.util.Locale.ROOT);
   }
 
   static long loadText(SssClient client, String table, Path file, LongConsumer progress) throws IOException {
     long n = 0;
-    BulkWriter w = client.writer(table);
+    BulkWriter w = client.writer(table, PairTypes.of(textTable()));
     try (LineReader lines = new LineReader(Files.newInputStream(file)); w) {
       for (byte[] line = lines.next(); line != null; line = lines.next()) {
         n++;
@@ -103,7 +98,7 @@ public final class BulkIO {
     for (Path f : files) {
       checkNameDecodes(dir, f);
     }
-    BulkWriter w = client.writer(table);
+    BulkWriter w = client.writer(table, PairTypes.of(filesTable()));
     try (w) {
       for (Path f : files) {
         byte[] content;

@@ -14,10 +14,10 @@ import java.util.concurrent.TimeoutException;
 import org.sss.client.SssClient;
 import org.sss.client.internal.NodeChannels;
 import org.sss.core.cluster.JobTables;
-import org.sss.core.proto.CommitJob;
-import org.sss.core.proto.CreateTable;
 import org.sss.core.proto.AbortJob;
+import org.sss.core.proto.CommitJob;
 import org.sss.core.proto.Compression;
+import org.sss.core.proto.CreateTable;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.HasJar;
 import org.sss.core.proto.PutJar;
@@ -192,7 +192,7 @@ final class JobCoordinator implements Runnable {
   }
 
   private static String name(org.sss.core.proto.DataType t) {
-    return t.name().toLowerCase(java.util.Locale.ROOT);
+    return org.sss.core.keys.PairTypes.name(t);
   }
 
   /** The name a kept table between stages takes when the job commits. */

@@ -20,6 +20,7 @@ import org.sss.client.SssClient;
 import org.sss.core.api.Serdes;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.NodeAddress;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.TableOptions;
 import org.sss.core.transport.Auth;
@@ -108,7 +109,7 @@ class ServerCommandTest {
       try (SssClient client = SssClient.connect(spec)) {
         client.createTable("t", TableOptions.newBuilder().setKeyType(DataType.STRING)
             .setValueType(DataType.STRING).build(), false);
-        client.put("t", Serdes.STRING.encodeKey("k"), Serdes.STRING.encodeValue("v"));
+        client.put("t", PairTypes.of(DataType.STRING, DataType.STRING), Serdes.STRING.encodeKey("k"), Serdes.STRING.encodeValue("v"));
       }
       assertEquals(0, CommandLineTest.sss("--cluster", node.resolve("cluster.properties").toString(), "ping").status());
       CommandLineTest.Run stop = CommandLineTest.sss("node", "stop", "--config", node.resolve("node.properties").toString());

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sss.client.BulkWriter;
 import org.sss.client.SssClient;
 import org.sss.core.keys.KeyCodec;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.TableOptions;
 
@@ -36,7 +37,7 @@ class ClusterRestartTest {
 
   private static void load(SssClient client, String table, TableOptions options) {
     client.createTable(table, options, false);
-    try (BulkWriter w = client.writer(table)) {
+    try (BulkWriter w = client.writer(table, PairTypes.of(options))) {
       for (long i = 1; i <= ROWS; i++) {
         w.put(KeyCodec.encodeLong(i), ("line " + i).getBytes());
       }

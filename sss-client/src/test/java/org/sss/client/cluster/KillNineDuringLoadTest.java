@@ -22,6 +22,7 @@ import org.sss.client.SssClient;
 import org.sss.client.TableScan;
 import org.sss.core.api.Pair;
 import org.sss.core.keys.KeyCodec;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.TableOptions;
 import org.sss.core.transport.SssException;
 
@@ -67,7 +68,7 @@ class KillNineDuringLoadTest {
           }
           attempted[0] = b + 1;
           try {
-            client.putAll("acks", pairs);
+            client.putAll("acks", PairTypes.BYTES, pairs);
           } catch (Throwable e) {
             loaderFailure.set(e);
             return; // stop loading at the first failure
@@ -129,7 +130,7 @@ class KillNineDuringLoadTest {
       assertFalse(client.tableStats("acks").getOptions().getDisableWal());
 
       // and the cluster takes writes again
-      client.put("acks", KeyCodec.encodeLong(-1), new byte[] {1});
+      client.put("acks", PairTypes.BYTES, KeyCodec.encodeLong(-1), new byte[] {1});
       assertArrayEquals(new byte[] {1}, client.get("acks", KeyCodec.encodeLong(-1)).orElseThrow());
     } finally {
       cluster.stopAll();
@@ -160,7 +161,7 @@ class KillNineDuringLoadTest {
     int pairs = 30_000;
     try (SssClient client = cluster.client()) {
       client.createTable("scanned", TableOptions.getDefaultInstance(), false);
-      try (BulkWriter w = client.writer("scanned")) {
+      try (BulkWriter w = client.writer("scanned", PairTypes.BYTES)) {
         for (long k = 0; k < pairs; k++) {
           w.put(KeyCodec.encodeLong(k), value(k, 0));
         }

@@ -16,6 +16,7 @@ import org.sss.client.job.Job;
 import org.sss.client.job.RunningJob;
 import org.sss.client.job.TestJobs;
 import org.sss.core.api.Serdes;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.TableInfo;
 import org.sss.core.proto.TableOptions;
@@ -32,7 +33,7 @@ class StopDuringJobTest {
     LocalProcessCluster cluster = LocalProcessCluster.start(dir, 2, 0, "256m");
     try (SssClient client = cluster.client()) {
       client.createTable("rows", TableOptions.newBuilder().setKeyType(DataType.LONG).setValueType(DataType.STRING).build(), false);
-      try (BulkWriter w = client.writer("rows")) {
+      try (BulkWriter w = client.writer("rows", PairTypes.of(DataType.LONG, DataType.STRING))) {
         for (long i = 1; i <= 20_000; i++) {
           w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
         }

@@ -18,6 +18,7 @@ import org.sss.core.api.Pair;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.NodeAddress;
 import org.sss.core.keys.KeyCodec;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.TableOptions;
 
@@ -61,7 +62,7 @@ class StopNodeTest {
           pairs.add(new Pair(KeyCodec.encodeLong(b * BATCH + i), ("v" + b).getBytes()));
         }
         try {
-          client.putAll(table, pairs);
+          client.putAll(table, PairTypes.of(DataType.LONG, DataType.STRING), pairs);
         } catch (Throwable e) {
           failure.set(e);
           return;

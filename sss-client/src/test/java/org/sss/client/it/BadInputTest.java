@@ -46,6 +46,7 @@ import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.NodeAddress;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.core.keys.KeyCodec;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.Count;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.ListTables;
@@ -466,7 +467,7 @@ class BadInputTest {
       assertCode(ErrorCode.NO_SUCH_TABLE, () -> c.get("nope", key));
       assertArrayEquals(data.get(key), c.get(DATA, key).orElseThrow());
       assertCode(ErrorCode.NO_SUCH_TABLE, () -> c.multiGet("nope", List.of(key, data.lastKey())));
-      assertCode(ErrorCode.NO_SUCH_TABLE, () -> c.put("nope", key, new byte[] {1}));
+      assertCode(ErrorCode.NO_SUCH_TABLE, () -> c.put("nope", PairTypes.BYTES, key, new byte[] {1}));
       assertCode(ErrorCode.NO_SUCH_TABLE, () -> c.count("nope"));
       assertCode(ErrorCode.NO_SUCH_TABLE, () -> c.tableStats("nope"));
       assertCode(ErrorCode.NO_SUCH_TABLE, () -> c.delete("nope", List.of(key)));
@@ -507,19 +508,19 @@ class BadInputTest {
       for (int i = 100; i < 200; i++) {
         batch.add(new Pair(KeyCodec.encodeString("small-" + i), new byte[] {(byte) i}));
       }
-      SssException e = assertCode(ErrorCode.VALUE_TOO_LARGE, () -> c.putAll("t", batch));
+      SssException e = assertCode(ErrorCode.VALUE_TOO_LARGE, () -> c.putAll("t", PairTypes.BYTES, batch));
       assertTrue(e.getMessage().contains(Integer.toString(maxValue)), e.getMessage());
       assertEquals(loaded.size(), c.count("t"), "none of the refused batch was written");
       assertTrue(c.get("t", KeyCodec.encodeString("small-0")).isEmpty());
 
       // a key over the limit is refused the same way, on put and on get
       byte[] bigKey = KeyCodec.encodeBytes(new byte[maxValue]);
-      assertCode(ErrorCode.VALUE_TOO_LARGE, () -> c.put("t", bigKey, new byte[] {1}));
+      assertCode(ErrorCode.VALUE_TOO_LARGE, () -> c.put("t", PairTypes.BYTES, bigKey, new byte[] {1}));
       assertCode(ErrorCode.VALUE_TOO_LARGE, () -> c.get("t", bigKey));
       assertEquals(loaded.size(), c.count("t"));
 
       // a value exactly at the limit is fine, and the same client keeps working
-      c.put("t", KeyCodec.encodeString("at-limit"), new byte[maxValue]);
+      c.put("t", PairTypes.BYTES, KeyCodec.encodeString("at-limit"), new byte[maxValue]);
       assertEquals(maxValue, c.get("t", KeyCodec.encodeString("at-limit")).orElseThrow().length);
       c.delete("t", List.of(KeyCodec.encodeString("at-limit")));
 

@@ -22,6 +22,7 @@ import org.sss.client.TableScan;
 import org.sss.client.cluster.SssCluster;
 import org.sss.core.api.Pair;
 import org.sss.core.keys.KeyCodec;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.TableOptions;
 import org.sss.core.transport.SssException;
@@ -61,7 +62,7 @@ class DropWhileInUseTest {
                   for (int j = 0; j < 2_000; j++) {
                     batch.add(new Pair(KeyCodec.encodeLong(i * 2_000 + j), new byte[64]));
                   }
-                  users.putAll("victim", batch);
+                  users.putAll("victim", PairTypes.BYTES, batch);
                 }
                 case 3 -> users.multiGet("victim", List.of(KeyCodec.encodeLong(i), KeyCodec.encodeLong(i + 1)));
                 default -> {
@@ -108,11 +109,11 @@ class DropWhileInUseTest {
       assertTrue(succeeded.get() > 0, "some operations went through");
 
       // the node still takes writes and serves reads, on every table
-      admin.put("bystander", KeyCodec.encodeString("after"), new byte[] {7});
+      admin.put("bystander", PairTypes.BYTES, KeyCodec.encodeString("after"), new byte[] {7});
       assertArrayEquals(new byte[] {7}, admin.get("bystander", KeyCodec.encodeString("after")).orElseThrow());
       assertEquals(bystander.size() + 1, admin.count("bystander"));
       TestPairs.assertValues(admin, "bystander", bystander, TestPairs.sampleKeys(bystander, 10));
-      admin.put("victim", KeyCodec.encodeLong(-1), new byte[] {1});
+      admin.put("victim", PairTypes.BYTES, KeyCodec.encodeLong(-1), new byte[] {1});
       admin.dropTable("victim", false);
       admin.createTable("victim2", TableOptions.getDefaultInstance(), false);
     }

@@ -33,6 +33,7 @@ import org.sss.client.cluster.SssCluster;
 import org.sss.client.internal.NodeChannels;
 import org.sss.core.api.Pair;
 import org.sss.core.keys.KeyCodec;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.Compression;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.ErrorCode;
@@ -292,7 +293,7 @@ abstract class EmbeddedClusterContract {
         .setKeyType(DataType.LONG).setValueType(DataType.STRING).build();
     client.createTable("stats-a", zstd, false);
     client.createTable("stats-b", TableOptions.getDefaultInstance(), false);
-    client.putAll("stats-a", List.of(new Pair(KeyCodec.encodeLong(1), "one".getBytes(StandardCharsets.UTF_8)),
+    client.putAll("stats-a", PairTypes.of(zstd), List.of(new Pair(KeyCodec.encodeLong(1), "one".getBytes(StandardCharsets.UTF_8)),
         new Pair(KeyCodec.encodeLong(2), "two".getBytes(StandardCharsets.UTF_8))));
 
     List<TableInfo> tables = client.listTables();
@@ -342,9 +343,9 @@ abstract class EmbeddedClusterContract {
     assertCode(ErrorCode.NO_SUCH_TABLE, () -> client.multiGet(table, List.of(key)));
     for (int i = 0; i < 50; i++) {
       // a write to a dropped table must fail every time, not only when the error wins a race
-      assertCode(ErrorCode.NO_SUCH_TABLE, () -> client.put(table, key, new byte[1]));
+      assertCode(ErrorCode.NO_SUCH_TABLE, () -> client.put(table, PairTypes.BYTES, key, new byte[1]));
     }
-    assertCode(ErrorCode.NO_SUCH_TABLE, () -> client.putAll(table, TestPairs.asPairs(pairs.headMap(pairs.firstKey(), true))));
+    assertCode(ErrorCode.NO_SUCH_TABLE, () -> client.putAll(table, PairTypes.BYTES, TestPairs.asPairs(pairs.headMap(pairs.firstKey(), true))));
     assertCode(ErrorCode.NO_SUCH_TABLE, () -> client.delete(table, List.of(key)));
     assertCode(ErrorCode.NO_SUCH_TABLE, () -> client.count(table));
     assertCode(ErrorCode.NO_SUCH_TABLE, () -> client.tableStats(table));
@@ -359,7 +360,7 @@ abstract class EmbeddedClusterContract {
       }
     });
     assertCode(ErrorCode.NO_SUCH_TABLE, () -> {
-      try (BulkWriter w = client.writer(table)) {
+      try (BulkWriter w = client.writer(table, PairTypes.BYTES)) {
         w.put(key, new byte[1]);
       }
     });
@@ -384,7 +385,7 @@ abstract class EmbeddedClusterContract {
     client.createTable(table, TableOptions.getDefaultInstance(), false);
     int n = 200_000;
     byte[] value = new byte[100];
-    try (BulkWriter w = client.writer(table)) {
+    try (BulkWriter w = client.writer(table, PairTypes.BYTES)) {
       for (int i = 0; i < n; i++) {
         Arrays.fill(value, (byte) i);
         w.put(KeyCodec.encodeLong(i), value);
@@ -547,7 +548,7 @@ abstract class EmbeddedClusterContract {
         assertFalse(s.hasNext());
       }
     }
-    client.putAll(table, List.of());
+    client.putAll(table, PairTypes.BYTES, List.of());
     assertEquals(0, client.count(table));
     client.dropTable(table, false);
   }

@@ -4,32 +4,50 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sss.client.BulkWriter;
 import org.sss.client.SssClient;
 import org.sss.client.cluster.SssCluster;
+import org.sss.client.internal.NodeChannels;
 import org.sss.client.io.BulkIO;
 import org.sss.client.job.Job;
 import org.sss.client.job.JobFailedException;
 import org.sss.client.job.TestJobs;
+import org.sss.core.api.Pair;
 import org.sss.core.api.Serdes;
+import org.sss.core.cluster.PartitionMap;
 import org.sss.core.keys.KeyCodec;
+import org.sss.core.keys.PairTypes;
+import org.sss.core.proto.CreateTable;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.ErrorCode;
+import org.sss.core.proto.Request;
+import org.sss.core.proto.RunStage;
+import org.sss.core.proto.ShuffleBatch;
+import org.sss.core.proto.StageSpec;
 import org.sss.core.proto.TableOptions;
+import org.sss.core.transport.PairBlock;
+import org.sss.core.transport.SssException;
 
 /**
- * A table's declared types are kept by the writers that know what they write (load, jobs), and
- * a table that holds pairs of other types all the same (written through the raw byte API) can
- * still be read out whole.
+ * A table's declared types are a contract kept by the node that holds the table: every writer
+ * (put, putAll, the bulk writer, load, a stage's own output and its shuffle batches) declares the
+ * types it encoded with, and a batch of other types is refused with nothing written. A table that
+ * holds undecodable pairs all the same (a client that declares the right types but encodes
+ * others) can still be read out whole.
  */
 class TypeContractTest {
   static SssCluster cluster;
@@ -57,7 +75,7 @@ class TypeContractTest {
   @Test
   void loadOfATextFileIntoAStringKeyedTable_isRefusedWithNothingWritten() throws Exception {
     client.createTable("names", strings(), false);
-    client.put("names", KeyCodec.encodeString("ada"), "lovelace".getBytes(StandardCharsets.UTF_8));
+    client.put("names", PairTypes.of(strings()), KeyCodec.encodeString("ada"), "lovelace".getBytes(StandardCharsets.UTF_8));
     Path text = dir.resolve("some.txt");
     Files.writeString(text, "one\ntwo\n");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
@@ -71,7 +89,7 @@ class TypeContractTest {
   @Test
   void jobDeclaringOtherTypesThanItsInput_isRefusedBeforeAnyTask() {
     client.createTable("typed", strings(), false);
-    client.put("typed", KeyCodec.encodeString("k"), "v".getBytes(StandardCharsets.UTF_8));
+    client.put("typed", PairTypes.of(strings()), KeyCodec.encodeString("k"), "v".getBytes(StandardCharsets.UTF_8));
     Job job = Job.named("mistyped").input("typed", Serdes.LONG, Serdes.STRING)
         .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
         .output("mistyped-out").build();
@@ -85,8 +103,8 @@ class TypeContractTest {
   @Test
   void tableWithPairsOfOtherTypes_stillDumpsWhole_withAWarning() throws Exception {
     client.createTable("mixed", strings(), false);
-    client.put("mixed", KeyCodec.encodeString("fine"), "text".getBytes(StandardCharsets.UTF_8));
-    client.put("mixed", KeyCodec.encodeLong(7), "long-keyed".getBytes(StandardCharsets.UTF_8)); // the old way
+    client.put("mixed", PairTypes.of(strings()), KeyCodec.encodeString("fine"), "text".getBytes(StandardCharsets.UTF_8));
+    client.put("mixed", PairTypes.of(strings()), KeyCodec.encodeLong(7), "long-keyed".getBytes(StandardCharsets.UTF_8)); // a client that mis-encodes
     Path out = dir.resolve("mixed.txt");
     PrintStream err = System.err;
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
@@ -105,5 +123,95 @@ class TypeContractTest {
     String warning = captured.toString(StandardCharsets.UTF_8);
     assertTrue(warning.contains("1 key(s) or value(s) of table 'mixed' do not decode as key=string value=string"),
         warning);
+  }
+
+  private static final PairTypes LONG_STRING = PairTypes.of(DataType.LONG, DataType.STRING);
+
+  private static void assertRefused(String table, Runnable write) {
+    SssException e = assertThrows(SssException.class, write::run);
+    assertEquals(ErrorCode.TYPE_MISMATCH, e.code(), e.getMessage());
+    assertTrue(e.getMessage().contains("table '" + table + "' holds key=string value=string but this batch was"
+        + " written as "), e.getMessage());
+    assertTrue(e.getMessage().contains("nothing was written"), e.getMessage());
+  }
+
+  @Test
+  void putAndPutAllOfOtherTypes_areRefusedWithNothingWritten() {
+    client.createTable("put-typed", strings(), false);
+    List<Pair> pairs = new ArrayList<>();
+    for (long i = 0; i < 100; i++) { // every node gets a share
+      pairs.add(new Pair(KeyCodec.encodeLong(i), "v".getBytes(StandardCharsets.UTF_8)));
+    }
+    assertRefused("put-typed", () -> client.put("put-typed", LONG_STRING, KeyCodec.encodeLong(1), new byte[] {1}));
+    assertRefused("put-typed", () -> client.putAll("put-typed", LONG_STRING, pairs));
+    assertEquals(0, client.count("put-typed"));
+    // the same client writes the declared types at once
+    client.put("put-typed", PairTypes.of(strings()), KeyCodec.encodeString("k"), "v".getBytes(StandardCharsets.UTF_8));
+    assertEquals(1, client.count("put-typed"));
+  }
+
+  @Test
+  void bytesIsNotAWildcard_eitherWay() {
+    client.createTable("strings-only", strings(), false);
+    client.createTable("bytes-only", TableOptions.getDefaultInstance(), false);
+    byte[] key = KeyCodec.encodeString("k");
+    assertRefused("strings-only", () -> client.put("strings-only", PairTypes.BYTES, key, new byte[] {1}));
+    SssException e = assertThrows(SssException.class,
+        () -> client.put("bytes-only", PairTypes.of(strings()), key, new byte[] {1}));
+    assertEquals(ErrorCode.TYPE_MISMATCH, e.code());
+    assertTrue(e.getMessage().contains("holds key=bytes value=bytes but this batch was written as key=string"),
+        e.getMessage());
+    assertEquals(0, client.count("strings-only"));
+    assertEquals(0, client.count("bytes-only"));
+  }
+
+  @Test
+  void bulkWriterOfOtherTypes_isRefusedWithNothingWritten() {
+    client.createTable("bulk-typed", strings(), false);
+    SssException e = assertThrows(SssException.class, () -> {
+      try (BulkWriter w = client.writer("bulk-typed", LONG_STRING)) {
+        for (long i = 0; i < 10_000; i++) {
+          w.put(KeyCodec.encodeLong(i), "line".getBytes(StandardCharsets.UTF_8));
+        }
+      }
+    });
+    assertEquals(ErrorCode.TYPE_MISMATCH, e.code(), e.getMessage());
+    assertEquals(0, client.count("bulk-typed"));
+  }
+
+  /** A stage whose serdes encode other types than its output table's is refused before any task runs. */
+  @Test
+  void stageOutputAndShuffleBatchesOfOtherTypes_areRefused() {
+    String jobId = "typecheck0001";
+    String table = "sss-tmp-" + jobId + "-0";
+    client.createTable("stage-in", BulkIO.textTable(), false);
+    client.put("stage-in", PairTypes.of(BulkIO.textTable()), KeyCodec.encodeLong(1), "x".getBytes(StandardCharsets.UTF_8));
+    for (int n = 0; n < client.spec().nodeCount(); n++) {
+      NodeChannels.await(client.channels().get(n).call(Request.newBuilder().setCreateTable(CreateTable.newBuilder()
+          .setTable(table).setJobId(jobId).setOptions(TableOptions.newBuilder().setMultiValued(true)
+              .setKeyType(DataType.STRING).setValueType(DataType.STRING)))), Duration.ofSeconds(10)).release();
+    }
+    StageSpec spec = StageSpec.newBuilder().setIndex(0).setKind(StageSpec.Kind.MAP)
+        .setInputTable("stage-in").setOutputTable(table).setOutputMultiValued(true)
+        .setFunctionClass(TestJobs.ModTen.class.getName())
+        .setInputKeySerde(Serdes.LONG.getClass().getName()).setInputValueSerde(Serdes.STRING.getClass().getName())
+        .setOutputKeySerde(Serdes.LONG.getClass().getName()).setOutputValueSerde(Serdes.LONG.getClass().getName())
+        .build();
+    SssException stage = assertThrows(SssException.class, () -> NodeChannels.await(client.channels().get(0).call(
+        Request.newBuilder().setRunStage(RunStage.newBuilder().setJobId(jobId).setStage(spec)), null, Duration.ZERO),
+        Duration.ofSeconds(30)).release());
+    assertEquals(ErrorCode.TYPE_MISMATCH, stage.code(), stage.getMessage());
+    assertTrue(stage.getMessage().contains("holds key=string value=string but this batch was written as key=long"
+        + " value=long"), stage.getMessage());
+
+    ByteBuf body = Unpooled.buffer();
+    PairBlock.write(body, PartitionMap.storedKey(0, KeyCodec.encodeLong(1)), KeyCodec.encodeLong(2));
+    SssException shuffle = assertThrows(SssException.class, () -> NodeChannels.await(client.channels().get(0).call(
+        Request.newBuilder().setShuffleBatch(ShuffleBatch.newBuilder().setJobId(jobId).setTable(table)
+            .setPairCount(1).setSourceNode(1).setKeyType(DataType.LONG).setValueType(DataType.LONG)), body),
+        Duration.ofSeconds(10)).release());
+    assertEquals(ErrorCode.TYPE_MISMATCH, shuffle.code(), shuffle.getMessage());
+    assertEquals(0, client.count(table));
+    client.dropTable(table, false);
   }
 }

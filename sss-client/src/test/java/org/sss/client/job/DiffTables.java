@@ -12,6 +12,7 @@ import org.sss.client.SssClient;
 import org.sss.client.TableScan;
 import org.sss.client.io.BulkIO;
 import org.sss.core.api.Pair;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.TableInfo;
 import org.sss.core.proto.TableOptions;
 
@@ -31,7 +32,7 @@ final class DiffTables {
         .setKeyType(keyType.serde.dataType())
         .setValueType(valueType.serde.dataType())
         .build(), false);
-    try (BulkWriter w = client.writer(table)) {
+    try (BulkWriter w = client.writer(table, PairTypes.of(keyType.serde, valueType.serde))) {
       for (Pair p : pairs) {
         w.put(p.key(), p.value());
       }

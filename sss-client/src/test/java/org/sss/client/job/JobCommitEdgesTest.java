@@ -25,6 +25,7 @@ import org.sss.client.SssClient;
 import org.sss.client.TableScan;
 import org.sss.client.cluster.SssCluster;
 import org.sss.client.internal.NodeChannels;
+import org.sss.client.io.BulkIO;
 import org.sss.core.api.Emitter;
 import org.sss.core.api.Mapper;
 import org.sss.core.api.Pair;
@@ -33,6 +34,7 @@ import org.sss.core.api.Serdes;
 import org.sss.core.api.TaskContext;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.PartitionMap;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.AbortJob;
 import org.sss.core.proto.CreateTable;
 import org.sss.core.proto.DataType;
@@ -41,7 +43,6 @@ import org.sss.core.proto.RunStage;
 import org.sss.core.proto.StageSpec;
 import org.sss.core.proto.TableOptions;
 import org.sss.core.transport.Auth;
-import org.sss.client.io.BulkIO;
 import org.sss.server.EmbeddedServers;
 import org.sss.server.NodeConfig;
 import org.sss.server.NodeListener;
@@ -93,7 +94,7 @@ class JobCommitEdgesTest {
 
   static void loadRows(SssClient client, String table, int rows) {
     client.createTable(table, BulkIO.textTable(), false);
-    try (BulkWriter w = client.writer(table)) {
+    try (BulkWriter w = client.writer(table, PairTypes.of(BulkIO.textTable()))) {
       for (long i = 1; i <= rows; i++) {
         w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
       }
@@ -190,7 +191,7 @@ class JobCommitEdgesTest {
       byte[] key = Serdes.STRING.encodeKey("hot");
       byte[] mb = new byte[1 << 20];
       for (int i = 0; i < 70; i++) {
-        client.put("hot", key, mb); // 70 values of 1 MiB: 70 MiB under one key
+        client.put("hot", PairTypes.of(mv), key, mb); // 70 values of 1 MiB: 70 MiB under one key
       }
       Gate gate = new Gate(dir);
       RunningJob job = client.submit(gatedModTen(gate, "bystander-out"));
@@ -225,7 +226,7 @@ class JobCommitEdgesTest {
           .setKeyType(DataType.STRING).setValueType(DataType.LONG).build();
       client.createTable("mvget", mv, false);
       byte[] key = Serdes.STRING.encodeKey("k");
-      client.put("mvget", key, Serdes.LONG.encodeValue(5L));
+      client.put("mvget", PairTypes.of(mv), key, Serdes.LONG.encodeValue(5L));
       assertTrue(client.get("mvget", key).isPresent(), "get finds it");
       List<byte[]> got = client.multiGet("mvget", List.of(key));
       assertNotNull(got.get(0), "multiGet misses a key that get finds");
@@ -349,7 +350,8 @@ class JobCommitEdgesTest {
       int nodes = client.spec().nodeCount();
       for (int n = 0; n < nodes; n++) {
         NodeChannels.await(client.channels().get(n).call(Request.newBuilder().setCreateTable(CreateTable.newBuilder()
-            .setTable(out).setJobId(jobId).setOptions(TableOptions.newBuilder().setMultiValued(true)))),
+            .setTable(out).setJobId(jobId).setOptions(TableOptions.newBuilder().setMultiValued(true)
+                .setKeyType(DataType.LONG).setValueType(DataType.LONG)))),
             Duration.ofSeconds(10)).release();
       }
       StageSpec spec = StageSpec.newBuilder().setIndex(1).setDropInput(true).setKind(StageSpec.Kind.MAP)
@@ -490,7 +492,7 @@ class JobCommitEdgesTest {
       Throwable putFailure = null;
       try {
         gate.awaitStarted(Duration.ofSeconds(30)); // the job runs until the gate opens
-        client.putAll("big", pairs);
+        client.putAll("big", PairTypes.of(BulkIO.textTable()), pairs);
       } catch (RuntimeException e) {
         putFailure = e;
       } finally {

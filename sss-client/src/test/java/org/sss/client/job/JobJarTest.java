@@ -27,6 +27,7 @@ import org.sss.client.cli.SssCommand;
 import org.sss.client.cluster.LocalProcessCluster;
 import org.sss.client.io.BulkIO;
 import org.sss.core.api.Serdes;
+import org.sss.core.keys.PairTypes;
 
 /**
  * Job JARs shipped to a 3-process cluster through {@code sss run --jar}: the classes exist only
@@ -68,7 +69,7 @@ class JobJarTest {
     cluster = LocalProcessCluster.start(dir.resolve("cluster"), 3, 0, "512m");
     try (SssClient client = SssClient.connect(cluster.spec())) {
       client.createTable("rows", BulkIO.textTable(), false);
-      try (BulkWriter w = client.writer("rows")) {
+      try (BulkWriter w = client.writer("rows", PairTypes.of(BulkIO.textTable()))) {
         for (long i = 1; i <= 100; i++) {
           w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("r" + i));
         }

@@ -25,6 +25,7 @@ import org.sss.client.cluster.SssCluster;
 import org.sss.client.io.BulkIO;
 import org.sss.core.api.Pair;
 import org.sss.core.api.Serdes;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.TableInfo;
 
@@ -39,7 +40,7 @@ class JobLifecycleTest {
     cluster = SssCluster.embedded(3);
     client = cluster.client();
     client.createTable("rows", BulkIO.textTable(), false);
-    try (BulkWriter w = client.writer("rows")) {
+    try (BulkWriter w = client.writer("rows", PairTypes.of(BulkIO.textTable()))) {
       for (long i = 1; i <= ROWS; i++) {
         w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
       }
@@ -299,7 +300,7 @@ class JobLifecycleTest {
   @Test
   void overwrite_replacesTheOldOutputAndLeavesNoIntermediateTable() {
     client.submit(modTen("out-replaced")).await();
-    client.put("out-replaced", Serdes.LONG.encodeKey(12345L), Serdes.LONG.encodeValue(1L));
+    client.put("out-replaced", PairTypes.of(Serdes.LONG, Serdes.LONG), Serdes.LONG.encodeKey(12345L), Serdes.LONG.encodeValue(1L));
     client.submit(modTen("out-replaced")).await();
     assertModTenCorrect("out-replaced"); // the stray key is gone with the old output
     assertTrue(client.listTables().stream().noneMatch(t -> t.getName().startsWith("sss-tmp-")),

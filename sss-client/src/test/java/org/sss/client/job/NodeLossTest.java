@@ -18,6 +18,7 @@ import org.sss.client.cluster.LocalProcessCluster;
 import org.sss.client.io.BulkIO;
 import org.sss.core.api.Pair;
 import org.sss.core.api.Serdes;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.TableInfo;
 
 /** A server process killed mid-job: the job fails naming the node; after a restart jobs are correct again. */
@@ -31,7 +32,7 @@ class NodeLossTest {
     try {
       try (SssClient client = SssClient.connect(cluster.spec())) {
         client.createTable("rows", BulkIO.textTable(), false);
-        try (BulkWriter w = client.writer("rows")) {
+        try (BulkWriter w = client.writer("rows", PairTypes.of(BulkIO.textTable()))) {
           for (long i = 1; i <= 30_000; i++) {
             w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
           }

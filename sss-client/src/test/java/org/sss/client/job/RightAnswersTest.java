@@ -27,6 +27,7 @@ import org.sss.client.io.BulkIO;
 import org.sss.core.api.Pair;
 import org.sss.core.api.Serdes;
 import org.sss.core.cluster.PartitionMap;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.TableInfo;
@@ -47,7 +48,7 @@ class RightAnswersTest {
     cluster = SssCluster.embedded(3);
     client = cluster.client();
     client.createTable("rows", BulkIO.textTable(), false);
-    try (BulkWriter w = client.writer("rows")) {
+    try (BulkWriter w = client.writer("rows", PairTypes.of(BulkIO.textTable()))) {
       for (long i = 1; i <= ROWS; i++) {
         w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
       }
@@ -129,7 +130,7 @@ class RightAnswersTest {
   @Test
   void outputWithoutOverwrite_existing_failsBeforeAnyStageAndKeepsIt() {
     client.createTable("mine", BulkIO.textTable(), false);
-    client.put("mine", Serdes.LONG.encodeKey(7L), Serdes.STRING.encodeValue("seven"));
+    client.put("mine", PairTypes.of(BulkIO.textTable()), Serdes.LONG.encodeKey(7L), Serdes.STRING.encodeValue("seven"));
     Job job = Job.named("clash").input("rows", Serdes.LONG, Serdes.STRING)
         .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
         .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
@@ -184,7 +185,7 @@ class RightAnswersTest {
     for (int trial = 0; trial < 20; trial++) {
       byte[] old = ("OLD " + trial).getBytes(StandardCharsets.UTF_8);
       byte[] fresh = ("NEW " + trial).getBytes(StandardCharsets.UTF_8);
-      try (BulkWriter w = client.writer("order")) {
+      try (BulkWriter w = client.writer("order", PairTypes.of(BulkIO.textTable()))) {
         w.put(key, old);
         for (byte[] k : sameNode) {
           w.put(k, filler);
@@ -207,7 +208,7 @@ class RightAnswersTest {
       }
     }
     List<Pair> pairs = List.of(new Pair(small, new byte[] {1}), new Pair(big, new byte[(32 << 20) + 1]));
-    SssException e = assertThrows(SssException.class, () -> client.putAll("atomic", pairs));
+    SssException e = assertThrows(SssException.class, () -> client.putAll("atomic", PairTypes.of(BulkIO.textTable()), pairs));
     assertEquals(ErrorCode.VALUE_TOO_LARGE, e.code());
     assertTrue(client.get("atomic", small).isEmpty(), "the small pair of the refused batch was stored");
     assertEquals(0, client.count("atomic"));
@@ -216,7 +217,7 @@ class RightAnswersTest {
   @Test
   void mapMapReduce_keepsEveryValueBetweenTheMaps() {
     client.createTable("ten", BulkIO.textTable(), false);
-    try (BulkWriter w = client.writer("ten")) {
+    try (BulkWriter w = client.writer("ten", PairTypes.of(BulkIO.textTable()))) {
       for (long i = 1; i <= 10; i++) {
         w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("line " + i));
       }
@@ -288,7 +289,7 @@ class RightAnswersTest {
     client.createTable("many", mv, false);
     byte[] key = Serdes.STRING.encodeKey("k");
     for (long v = 1; v <= 10; v++) {
-      client.put("many", key, Serdes.LONG.encodeValue(v));
+      client.put("many", PairTypes.of(mv), key, Serdes.LONG.encodeValue(v));
     }
     List<Long> values = new ArrayList<>();
     client.getAll("many", key).forEach(v -> values.add(Serdes.LONG.decodeValue(v)));
@@ -307,7 +308,7 @@ class RightAnswersTest {
   @Test
   void inputDroppedMidJob_failsTheJobPromptly(@TempDir Path dir) throws Exception {
     client.createTable("doomed", BulkIO.textTable(), false);
-    try (BulkWriter w = client.writer("doomed")) {
+    try (BulkWriter w = client.writer("doomed", PairTypes.of(BulkIO.textTable()))) {
       for (long i = 1; i <= ROWS; i++) {
         w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
       }

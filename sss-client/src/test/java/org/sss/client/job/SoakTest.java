@@ -22,6 +22,7 @@ import org.sss.client.cluster.LocalProcessCluster;
 import org.sss.client.io.BulkIO;
 import org.sss.core.api.Pair;
 import org.sss.core.api.Serdes;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.TableInfo;
 
 /**
@@ -89,7 +90,7 @@ class SoakTest {
     LocalProcessCluster cluster = LocalProcessCluster.start(dir, 3, 0, "512m");
     try (SssClient a = SssClient.connect(cluster.spec()); SssClient b = SssClient.connect(cluster.spec())) {
       a.createTable("rows", BulkIO.textTable(), false);
-      try (BulkWriter w = a.writer("rows")) {
+      try (BulkWriter w = a.writer("rows", PairTypes.of(BulkIO.textTable()))) {
         for (long i = 1; i <= 1000; i++) {
           w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("r" + i));
         }

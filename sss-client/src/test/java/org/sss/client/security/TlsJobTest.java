@@ -31,6 +31,7 @@ import org.sss.core.api.Serdes;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.NodeAddress;
 import org.sss.core.cluster.PartitionMap;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.transport.NodeUnavailableException;
 import org.sss.core.transport.SssException;
 import org.sss.server.EmbeddedServers;
@@ -115,7 +116,7 @@ class TlsJobTest {
 
   static void loadRows(SssClient client, int rows) {
     client.createTable("rows", BulkIO.textTable(), false);
-    try (BulkWriter w = client.writer("rows")) {
+    try (BulkWriter w = client.writer("rows", PairTypes.of(BulkIO.textTable()))) {
       for (long i = 1; i <= rows; i++) {
         w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("r" + i));
       }

@@ -2,6 +2,7 @@ package org.sss.server.execution;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -10,11 +11,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.sss.core.api.Serde;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.JobTables;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.Ack;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.Request;
@@ -167,9 +169,19 @@ public final class EngineService implements AutoCloseable {
     StoreTable input = store.require(spec.getInputTable());
     StoreTable output = store.require(spec.getOutputTable());
     ClassLoader loader = jars.acquire(spec.getJarHash());
+    PairTypes emits;
+    try {
+      // the stage's own writes here and its shuffle batches elsewhere are checked by the same rule
+      emits = PairTypes.of(UserClasses.create(loader, spec.getOutputKeySerde(), Serde.class),
+          UserClasses.create(loader, spec.getOutputValueSerde(), Serde.class));
+      output.checkWritable(emits);
+    } catch (RuntimeException e) {
+      jars.release(spec.getJarHash());
+      return CompletableFuture.failedFuture(e);
+    }
     AtomicReference<Throwable> failure = new AtomicReference<>();
     java.util.concurrent.atomic.AtomicBoolean aborted = new java.util.concurrent.atomic.AtomicBoolean();
-    StageShuffle shuffle = new StageShuffle(jobId, spec.getOutputTable(), spec.getOutputMultiValued(), nodeId,
+    StageShuffle shuffle = new StageShuffle(jobId, spec.getOutputTable(), emits, spec.getOutputMultiValued(), nodeId,
         cluster.partitionMap(), output, peers, failure, sequence, maxValueBytes, aborted);
     StageContext context = new StageContext(jobId, spec, nodeId, loader, input, shuffle, failure, aborted);
     List<Integer> partitions = cluster.partitionMap().partitionsOf(nodeId);

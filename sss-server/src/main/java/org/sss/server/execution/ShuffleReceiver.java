@@ -1,6 +1,7 @@
 package org.sss.server.execution;
 
 import io.netty.buffer.ByteBuf;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.ShuffleBatch;
 import org.sss.core.transport.PairBlock;
@@ -26,6 +27,7 @@ final class ShuffleReceiver {
 
   long write(ShuffleBatch batch, ByteBuf body) {
     StoreTable table = store.require(batch.getTable());
+    table.checkWritable(PairTypes.of(batch.getKeyType(), batch.getValueType()));
     PackedBatch b = table.newPackedBatch(body.readableBytes() + 2 * batch.getPairCount() + 64);
     ByteBuf in = body.duplicate();
     while (in.isReadable()) {

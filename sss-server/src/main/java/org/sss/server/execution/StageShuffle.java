@@ -5,6 +5,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.sss.core.cluster.PartitionMap;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.Request;
 import org.sss.core.proto.ShuffleBatch;
 import org.sss.kvs.StoreTable;
@@ -35,6 +36,8 @@ final class StageShuffle {
 
   final String jobId;
   final String table;
+  /** The types every batch of this stage declares: those of the stage's output serdes. */
+  final PairTypes types;
   final boolean multiValued;
   final int self;
   final PartitionMap map;
@@ -49,13 +52,14 @@ final class StageShuffle {
   final AtomicLong pairsShuffled = new AtomicLong();
   final AtomicLong bytesShuffled = new AtomicLong();
 
-  StageShuffle(String jobId, String table, boolean multiValued, int self, PartitionMap map,
+  StageShuffle(String jobId, String table, PairTypes types, boolean multiValued, int self, PartitionMap map,
                StoreTable localTable, PeerLinks peers, AtomicReference<Throwable> failure, AtomicLong sequence,
                int maxValueBytes, java.util.concurrent.atomic.AtomicBoolean aborted) {
     this.maxValueBytes = maxValueBytes;
     this.aborted = aborted;
     this.jobId = jobId;
     this.table = table;
+    this.types = types;
     this.multiValued = multiValued;
     this.self = self;
     this.map = map;
@@ -89,7 +93,8 @@ final class StageShuffle {
     }
     try {
       link.call(Request.newBuilder().setShuffleBatch(ShuffleBatch.newBuilder()
-          .setJobId(jobId).setTable(table).setPairCount(pairs).setSourceNode(self)), batch,
+          .setJobId(jobId).setTable(table).setPairCount(pairs).setSourceNode(self)
+          .setKeyType(types.key()).setValueType(types.value())), batch,
           PeerLinks.SHUFFLE_TIMEOUT).whenComplete((r, e) -> {
             window.release();
             if (e != null) {

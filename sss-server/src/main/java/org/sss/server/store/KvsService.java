@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.sss.core.cluster.JobTables;
 import org.sss.core.cluster.PartitionMap;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.Ack;
 import org.sss.core.proto.CountResult;
 import org.sss.core.proto.ErrorCode;
@@ -167,6 +168,7 @@ public final class KvsService {
    */
   private long putBatch(Request req, ByteBuf body) {
     StoreTable t = store.require(req.getPutBatch().getTable());
+    t.checkWritable(PairTypes.of(req.getPutBatch().getKeyType(), req.getPutBatch().getValueType()));
     int expected = req.getPutBatch().getPairCount();
     int pairs = 0;
     ByteBuf in = body.duplicate();
