@@ -84,12 +84,15 @@ up() {
   ip addr add "10.$subnet_octet.0.254/24" dev "$bridge"
   ip link set "$bridge" up
   local secret; secret="$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-  {
-    echo "secret=$secret"
-    echo "partitions=$((8 * n))"
-    for ((i = 0; i < n; i++)); do echo "node.$i=10.$subnet_octet.0.$((i + 1)):7070"; done
-  } > "$dir/cluster.properties"
-  chmod 600 "$dir/cluster.properties"
+  # created owner-only (umask in a subshell), never readable by others even for a moment
+  (
+    umask 077
+    {
+      echo "secret=$secret"
+      echo "partitions=$((8 * n))"
+      for ((i = 0; i < n; i++)); do echo "node.$i=10.$subnet_octet.0.$((i + 1)):7070"; done
+    } > "$dir/cluster.properties"
+  )
   for ((i = 0; i < n; i++)); do
     local ns="sss$tag-$i" veth="sv$tag-$i"
     ip netns add "$ns"; echo "netns $ns" >> "$state"

@@ -2,10 +2,15 @@ package org.sss.core.cluster;
 
 import java.io.IOException;
 import java.io.Writer;
+import java.nio.channels.Channels;
+import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
@@ -157,18 +162,30 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
     return props;
   }
 
-  /** Writes the spec as a cluster file, readable only by its owner (it holds the secret). */
+  /**
+   * Writes the spec as a cluster file, readable only by its owner (it holds the secret). The
+   * file is created with that mode, not given it afterwards: under a umask of 022 a file made
+   * first and restricted later is readable by everyone for a moment.
+   */
   public void save(Path file) throws IOException {
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-    try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+    Files.deleteIfExists(tmp);
+    try (Writer w = Channels.newWriter(createOwnerOnly(tmp), StandardCharsets.UTF_8)) {
       toProperties().store(w, "SSS cluster");
-    }
-    try {
-      Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
-    } catch (UnsupportedOperationException ignored) {
-      // not a POSIX file system
     }
     Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
         java.nio.file.StandardCopyOption.ATOMIC_MOVE);
   }
+
+  /** A new file that only its owner may read or write, from the moment it exists. */
+  static WritableByteChannel createOwnerOnly(Path file) throws IOException {
+    Set<StandardOpenOption> open = EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    try {
+      return Files.newByteChannel(file, open,
+          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    } catch (UnsupportedOperationException notPosix) {
+      return Files.newByteChannel(file, open);
+    }
+  }
+
 }

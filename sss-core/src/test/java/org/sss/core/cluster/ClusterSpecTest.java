@@ -84,6 +84,29 @@ class ClusterSpecTest {
     }
   }
 
+  /** The secret must never sit in a file others can read, not even while it is being written. */
+  @Test
+  void secretFile_isOwnerOnlyFromTheMomentItExists() throws IOException {
+    Path file = dir.resolve("being-written");
+    try (var channel = ClusterSpec.createOwnerOnly(file)) {
+      if (Files.getFileStore(file).supportsFileAttributeView("posix")) {
+        assertEquals(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE),
+            Files.getPosixFilePermissions(file), "before anything is written");
+      }
+    }
+    // a leftover temporary file of an interrupted save does not keep its looser mode
+    Path target = dir.resolve("cluster.properties");
+    Path leftover = dir.resolve("cluster.properties.tmp");
+    Files.writeString(leftover, "stale");
+    if (Files.getFileStore(leftover).supportsFileAttributeView("posix")) {
+      Files.setPosixFilePermissions(leftover, Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE,
+          PosixFilePermission.OTHERS_READ));
+    }
+    ClusterSpec.of(nodes(1), 1, "x").save(target);
+    assertFalse(Files.exists(leftover));
+    assertEquals("x", ClusterSpec.load(target).secret());
+  }
+
   @Test
   void fromProperties_defaultsToEightPartitionsPerNodeRoundRobin() {
     ClusterSpec spec = ClusterSpec.fromProperties(props(
