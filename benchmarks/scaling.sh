@@ -5,7 +5,8 @@
 #   benchmarks/scaling.sh [--rate 100mbit] [--per-host 32MiB] [--hosts "1 2 4"] [--out DIR]
 set -euo pipefail
 SSS_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-rate=100mbit; per_host_mib=32; hosts="1 2 4"; out="$SSS_HOME/benchmarks/results/scaling"
+# without --out, results go to a new directory (the published ones are in benchmarks/results/scaling)
+rate=100mbit; per_host_mib=32; hosts="1 2 4"; out="${TMPDIR:-/tmp}/sss-results/scaling-$(date +%Y%m%d-%H%M%S)"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rate) rate="$2"; shift 2 ;;
@@ -78,3 +79,4 @@ done
   echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), load before the run: $(cut -d' ' -f1-3 /proc/loadavg)."
 } > "$out/scaling.md"
 cat "$out/scaling.md"
+echo "results in $out"

@@ -64,7 +64,8 @@ public final class ShuffleBenchmark implements Callable<Integer> {
   @Option(names = "--empty-only", description = "measure only the empty job's latency")
   boolean emptyOnly;
 
-  @Option(names = "--out", defaultValue = "benchmarks/results/engine", description = "results directory")
+  @Option(names = "--out", description = "results directory (default: a new directory under $TMPDIR/sss-results;"
+      + " the published figures are in benchmarks/results/engine)")
   Path out;
 
   private final List<String[]> rowsOut = new ArrayList<>();
@@ -246,6 +247,7 @@ public final class ShuffleBenchmark implements Callable<Integer> {
   }
 
   private void write(double emptyMedianMs) throws IOException {
+    out = org.sss.bench.ResultsDir.orFresh(out, "engine");
     Files.createDirectories(out);
     StringBuilder csv = new StringBuilder("path,operation,pairs,seconds,pairs_per_s,mb_per_s,ratio_to_raw\n");
     StringBuilder md = new StringBuilder("# Shuffle throughput and job latency\n\n");

@@ -51,7 +51,7 @@ import picocli.CommandLine;
  *       org.sss.bench.store.StoreThroughputBenchmark --shape both
  * </pre>
  *
- * Results go to {@code --out} (default {@code benchmarks/results/store}) as
+ * Results go to {@code --out} (default: a new directory under {@code $TMPDIR/sss-results}) as
  * {@code results.md} and {@code results.csv}, with the machine and the command.
  *
  * <h2>What is compared</h2>
@@ -121,8 +121,9 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       description = "table compression: lz4, zstd or none (default: ${DEFAULT-VALUE})")
   String compression;
 
-  @Option(names = "--out", defaultValue = "benchmarks/results/store",
-      description = "directory for results.md and results.csv (default: ${DEFAULT-VALUE})")
+  @Option(names = "--out",
+      description = "directory for results.md and results.csv (default: a new directory under $TMPDIR/sss-results;"
+          + " the published figures are in benchmarks/results/store)")
   Path out;
 
   @Option(names = "--work-dir", description = "where the stores live while measured (default: java.io.tmpdir)")
@@ -231,6 +232,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       scratchDirs.forEach(StoreThroughputBenchmark::deleteTree);
     }
     report.setting("total run time", String.format(Locale.ROOT, "%.0f s", (System.nanoTime() - t0) / 1e9));
+    out = org.sss.bench.ResultsDir.orFresh(out, "store");
     report.write(out);
     log.println();
     log.print(report.markdown());

@@ -103,4 +103,24 @@ class ShuffleBenchmarkTest {
     assertTrue(md.contains("Command: `bin/sss bench-engine --empty-only --empty-runs 3`"), md);
     assertTrue(md.contains("over 3 runs"), md);
   }
+
+  /** A trial run must not overwrite the published figures in benchmarks/results/. */
+  @Test
+  void withoutOut_writesToANewDirectoryItNames() throws Exception {
+    Object[] r = sss("bench-engine", "--empty-only", "--empty-runs", "1");
+    assertEquals(0, r[0], (String) r[1]);
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("results in (\\S+)").matcher((String) r[1]);
+    assertTrue(m.find(), (String) r[1]);
+    Path written = Path.of(m.group(1));
+    try {
+      assertTrue(written.startsWith(Path.of(System.getProperty("java.io.tmpdir"), "sss-results")), written.toString());
+      assertTrue(written.getFileName().toString().startsWith("engine-"), written.toString());
+      assertTrue(Files.isRegularFile(written.resolve("results.csv")), written.toString());
+    } finally {
+      for (String f : List.of("results.csv", "results.md")) {
+        Files.deleteIfExists(written.resolve(f));
+      }
+      Files.deleteIfExists(written);
+    }
+  }
 }
