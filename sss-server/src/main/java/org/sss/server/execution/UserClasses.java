@@ -4,18 +4,34 @@ package org.sss.server.execution;
 final class UserClasses {
   private UserClasses() {}
 
+  /**
+   * Each failure says what to do about it: a class the node cannot find is almost always a job
+   * submitted without its JAR (from a user's own {@code main} against a running cluster), not a
+   * class without a constructor.
+   */
   static <T> T create(ClassLoader loader, String className, Class<T> type) {
+    Class<?> c;
     try {
-      Class<?> c = Class.forName(className, true, loader);
-      if (!type.isAssignableFrom(c)) {
-        throw new IllegalArgumentException(className + " is not a " + type.getSimpleName());
-      }
+      c = Class.forName(className, true, loader);
+    } catch (ClassNotFoundException | NoClassDefFoundError e) {
+      throw new UserCodeException("cannot find " + type.getSimpleName() + " class " + className
+          + " on this node: ship the job's classes with Job.Builder.jarByClass(YourJob.class) or .jar(path)"
+          + " (they must be in a JAR), or submit the job with 'bin/sss run --jar JAR'", e);
+    }
+    if (!type.isAssignableFrom(c)) {
+      throw new IllegalArgumentException(className + " is not a " + type.getSimpleName());
+    }
+    try {
       var ctor = c.getDeclaredConstructor();
       ctor.setAccessible(true);
       return type.cast(ctor.newInstance());
-    } catch (ReflectiveOperationException e) {
+    } catch (NoSuchMethodException e) {
       throw new UserCodeException("cannot create " + type.getSimpleName() + " " + className
-          + " (it needs a public no-argument constructor)", e);
+          + ": it needs a no-argument constructor (a nested class must be static)", e);
+    } catch (ReflectiveOperationException e) {
+      throw new UserCodeException("cannot create " + type.getSimpleName() + " " + className + ": its constructor"
+          + " failed", e instanceof java.lang.reflect.InvocationTargetException ite && ite.getCause() != null
+          ? ite.getCause() : e);
     }
   }
 }
