@@ -30,9 +30,9 @@ import org.sss.core.api.Serdes;
  * buffer's memory bound forces them out uncombined. The value that completes such a group is
  * handed to the combiner as emitted, uncopied: the combiner reads it before {@code emit}
  * returns, which saves a copy of every large value but a key's first. When the map holds more than
- * {@code maxHeld} values or about {@link #MAX_HELD_BYTES} of them (or the task ends), every
- * group is combined and written out, and the map starts empty. Memory is thus bounded whatever
- * the data size. When such a forced flush finds that combining merged (almost) nothing, the
+ * {@code maxHeld} values or about {@link #MAX_HELD_BYTES} of keys, values and bookkeeping (or the
+ * task ends), every group is combined and written out, and the map starts empty. Memory is thus
+ * bounded whatever the data size and whatever the sizes of keys and values. When such a forced flush finds that combining merged (almost) nothing, the
  * buffer steps aside for the rest of the task's runner (see {@link #bypass}).
  *
  * <h2>Contract checks</h2>
@@ -150,6 +150,9 @@ final class CombiningBuffer<K, V> {
     if (group == null) {
       group = new Group<>();
       groups.put(keysByValue ? keyCopier.apply(key) : groupKey, group);
+      // a group costs its key and its bookkeeping whatever its values weigh: many distinct
+      // large keys with small values must flush the buffer as surely as large values do
+      heldBytes += GROUP_BYTES + sizeOf(keysByValue ? key : groupKey);
     }
     int n = group.values.size() + 1;
     boolean combineNow = n >= group.combineAt && (n >= EAGER_VALUES || group.bytes + size >= EAGER_GROUP_BYTES);
@@ -201,15 +204,27 @@ final class CombiningBuffer<K, V> {
     }
   }
 
-  /** A rough heap size of a value, so that large values flush the buffer early. */
-  private static long sizeOf(Object v) {
+  /**
+   * The heap a group holds besides its key and values: its map entry (with its share of the
+   * table), the group, its list and the list's array.
+   */
+  static final long GROUP_BYTES = 48 + 32 + 24 + 32;
+
+  /**
+   * A rough heap size of a key or value, so that large ones flush the buffer early; with its
+   * reference from the list or map that holds it.
+   */
+  static long sizeOf(Object v) {
     if (v instanceof byte[] b) {
-      return 16L + b.length;
+      return 24L + b.length;
+    }
+    if (v instanceof java.nio.ByteBuffer bb) {
+      return 72L + bb.capacity(); // the wrapper and its array
     }
     if (v instanceof String str) {
-      return 40L + str.length();
+      return 48L + 2L * str.length(); // a string that is not Latin-1 takes two bytes a char
     }
-    return 16;
+    return 24;
   }
 
   /** Combines every group and writes the results to the shuffle; returns the pairs written. */

@@ -198,4 +198,46 @@ class CombiningBufferTest {
     assertEquals(9, copy[5]);
     assertEquals(0, recycler.pooledBytes());
   }
+
+  /** Sums long values. */
+  static final class LongSum implements Reducer<String, Long, String, Long> {
+    @Override
+    public void reduce(String key, Iterable<Long> values, Emitter<String, Long> emitter) {
+      long sum = 0;
+      for (long v : values) {
+        sum += v;
+      }
+      emitter.emit(key, sum);
+    }
+  }
+
+  /**
+   * The memory bound counts keys and groups, not only values: distinct 1 KB keys with 8-byte
+   * values must flush the buffer once about {@link CombiningBuffer#MAX_HELD_BYTES} of them are
+   * held, not after a million of them (a gigabyte).
+   */
+  @Test
+  void manyDistinctLargeKeysWithSmallValues_flushWithinTheByteBound() throws Exception {
+    long[] writes = {0};
+    long[] addedAtFirstWrite = {-1};
+    long[] added = {0};
+    PairWriter counting = (k, v) -> {
+      if (writes[0]++ == 0) {
+        addedAtFirstWrite[0] = added[0];
+      }
+    };
+    CombiningBuffer<String, Long> buffer = new CombiningBuffer<>(new LongSum(), Serdes.STRING, Serdes.LONG, counting,
+        MapTask.COMBINE_BUDGET);
+    String pad = "k".repeat(1000);
+    long keysInBound = CombiningBuffer.MAX_HELD_BYTES / 1000;
+    for (long i = 0; i < 2 * keysInBound && writes[0] == 0; i++) {
+      added[0]++;
+      buffer.add(i + pad, 1L);
+    }
+    assertTrue(addedAtFirstWrite[0] > 0, "no flush after " + added[0] + " distinct 1 KB keys");
+    assertTrue(addedAtFirstWrite[0] <= keysInBound, "flushed only after " + addedAtFirstWrite[0]
+        + " keys of 1 KB; the bound is " + CombiningBuffer.MAX_HELD_BYTES + " bytes");
+    buffer.flush();
+    assertEquals(added[0], writes[0], "every key written once");
+  }
 }
