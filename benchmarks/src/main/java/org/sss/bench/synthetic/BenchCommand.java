@@ -109,7 +109,7 @@ public final class BenchCommand implements Callable<Integer> {
         List<ClassicBench.Outcome> outcomes = new ClassicBench(clusterFile, Progress.console(), console)
             .run(plan, report);
         console.println();
-        console.println(plan.name() + ": " + plan.describe() + ", seconds");
+        console.println(plan.name() + ": " + plan.describe() + "; seconds: " + plan.describeRuns());
         console.print(ClassicReport.table(outcomes, false));
         console.println();
         console.flush();
