@@ -27,6 +27,7 @@ class ClassicBenchTest {
       assertEquals(ClassicPlan.JOBS, plan.jobs());
       assertEquals(List.of("sss", "hadoop", "spark"), plan.engines());
       assertEquals(2, plan.threads());
+      assertTrue(plan.repeats() >= 3 && plan.warmups() >= 1, f);
     }
     assertEquals(1L << 30, ClassicPlan.load(Path.of("params", "classic.properties")).textBytes());
     assertFalse(ClassicPlan.isClassic(Path.of("params", "quick.properties")));

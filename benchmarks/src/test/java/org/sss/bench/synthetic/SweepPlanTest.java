@@ -177,6 +177,8 @@ class SweepPlanTest {
         assertFalse(ws.isEmpty(), f.toString());
         for (SweepPlan.Workload w : ws) {
           assertFalse(w.points().isEmpty());
+          // shipped figures are medians of several warm runs
+          assertTrue(w.repeats() >= 3 && w.warmups() >= 1, f + ": repeats " + w.repeats() + ", warmups " + w.warmups());
         }
       }
     }
