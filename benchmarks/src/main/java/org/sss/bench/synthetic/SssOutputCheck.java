@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.sss.client.SssClient;
+import org.sss.client.internal.NodeChannels;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.core.keys.KeyCodec;
 import org.sss.core.proto.Request;
@@ -12,7 +13,6 @@ import org.sss.core.proto.ScanNext;
 import org.sss.core.proto.ScanOpen;
 import org.sss.core.transport.Frame;
 import org.sss.core.transport.PairBlock;
-import org.sss.client.internal.NodeChannels;
 
 /**
  * Reads a synthetic run's output table back from SSS into {@link Observed}, two ways:
