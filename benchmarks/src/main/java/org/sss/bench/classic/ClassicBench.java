@@ -7,6 +7,7 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.sss.bench.synthetic.JobClock;
 import org.sss.bench.synthetic.Progress;
 import org.sss.bench.synthetic.Sizes;
 import org.sss.client.SssClient;
@@ -31,6 +33,11 @@ import org.sss.examples.WordCount;
  * text), WordCount on one common text (Hadoop's RandomTextWriter output concatenated into one
  * file) on Hadoop, SSS and Spark with the outputs compared, and Pi on Hadoop and SSS with the
  * estimates compared. Every engine gets {@code nodes x threadsPerNode} threads.
+ *
+ * <p>Each job runs on each engine {@code warmups} untimed times, then {@code repeats} timed
+ * times, back to back in the same JVM (Spark: in its one JVM and context; SSS: on one cluster,
+ * started before the job's first SSS run and stopped after its last), and every run is
+ * verified, warm-ups too.
  */
 public final class ClassicBench {
   private final Path clusterFile;
@@ -44,17 +51,39 @@ public final class ClassicBench {
   }
 
   /**
-   * One engine's run of one job: seconds of each phase (null when the phase does not apply),
-   * whether its output matched, and a note (estimates, words, why it was skipped).
+   * One run of one job on one engine: whether it was a warm-up (untimed, in no median), its
+   * number among the warm-ups or the timed runs (0-based), seconds of each phase (null when the
+   * phase does not apply), whether its output matched, and a note (estimates, words, why it was
+   * skipped).
    */
-  public record Outcome(String job, String param, String value, String engine, Double start, Double load,
-                        Double jobSeconds, boolean verified, String note) {
+  public record Outcome(String job, String param, String value, String engine, boolean warmup, int run, Double start,
+                        Double load, Double jobSeconds, boolean verified, String note) {
     public boolean ran() {
       return jobSeconds != null;
     }
 
     public boolean skipped() {
       return jobSeconds == null && note.startsWith("n/a");
+    }
+
+    public boolean timed() {
+      return !warmup;
+    }
+
+    /** "warmup" or "timed", as results.csv says. */
+    public String kind() {
+      return warmup ? "warmup" : "timed";
+    }
+  }
+
+  /** Run {@code i} of a plan's runs of one job on one engine: warm-ups first. */
+  private record Run(boolean warmup, int index, String label) {
+    static Run of(ClassicPlan plan, int i) {
+      boolean warmup = i < plan.warmups();
+      int index = warmup ? i : i - plan.warmups();
+      String label = warmup ? "warm-up" + (plan.warmups() > 1 ? " " + (index + 1) : "")
+          : plan.repeats() > 1 ? "#" + (index + 1) : "";
+      return new Run(warmup, index, label);
     }
   }
 
@@ -75,46 +104,53 @@ public final class ClassicBench {
         String param = "textBytes";
         String value = Sizes.format(plan.textBytes());
         for (String engine : plan.engines()) {
-          Outcome o;
-          progress.run(ClassicPlan.RANDOMTEXTWRITER, value, engine);
-          try {
-            switch (engine) {
-              case "hadoop" -> {
-                Path t = work.resolve("text.txt");
-                Path dir = work.resolve("hadoop-randomtextwriter");
-                HadoopClassic.TextResult r = hadoop.randomTextWriter(plan.textBytes(), dir, t, progress);
-                HadoopClassic.deleteTree(dir);
-                text = t;
-                textFrom = "Hadoop's RandomTextWriter";
-                textIsRandom = true;
-                o = new Outcome(ClassicPlan.RANDOMTEXTWRITER, param, value, engine, null, null, r.seconds(),
-                    r.problem().isEmpty(), String.format(Locale.ROOT, "%d one-map jobs at once (the local runner "
-                    + "forces one map per job), %,d lines, %,d bytes of words%s",
-                    r.parts(), r.lines(), r.keyValueBytes(), r.problem().isEmpty() ? "" : "; " + r.problem()));
-              }
-              case "sss" -> {
-                boolean dump = text == null && plan.wordcountInput() == null
-                    && plan.jobs().contains(ClassicPlan.WORDCOUNT);
-                Path t = work.resolve("text.txt");
-                try {
-                  o = sssRandomTextWriter(plan, cluster.get(), param, value, dump ? t : null);
-                } finally {
-                  cluster.close();
-                }
-                if (dump) {
-                  text = t;
-                  textFrom = "SSS's RandomTextWriter";
-                  textIsRandom = true;
-                }
-              }
-              default -> o = new Outcome(ClassicPlan.RANDOMTEXTWRITER, param, value, engine, null, null, null, false,
-                  "n/a: Spark has no RandomTextWriter example");
-            }
-          } catch (Exception e) {
-            o = failed(ClassicPlan.RANDOMTEXTWRITER, param, value, engine, e);
+          if (engine.equals("spark")) {
+            Outcome o = new Outcome(ClassicPlan.RANDOMTEXTWRITER, param, value, engine, false, 0, null, null, null,
+                false, "n/a: Spark has no RandomTextWriter example");
+            out.add(say(o));
+            report.append(o);
+            continue;
           }
-          out.add(say(o));
-          report.append(o);
+          try {
+            for (int i = 0; i < plan.runs(); i++) {
+              Run run = Run.of(plan, i);
+              progress.run(ClassicPlan.RANDOMTEXTWRITER, value + (run.label().isEmpty() ? "" : " " + run.label()),
+                  engine);
+              Outcome o;
+              try {
+                if (engine.equals("hadoop")) {
+                  // each run writes its own text; the last good one is WordCount's input
+                  Path next = work.resolve("text-next.txt");
+                  Path dir = work.resolve("hadoop-randomtextwriter");
+                  HadoopClassic.TextResult r = hadoop.randomTextWriter(plan.textBytes(), dir, next, progress);
+                  HadoopClassic.deleteTree(dir);
+                  text = Files.move(next, work.resolve("text.txt"), StandardCopyOption.REPLACE_EXISTING);
+                  textFrom = "Hadoop's RandomTextWriter";
+                  textIsRandom = true;
+                  o = new Outcome(ClassicPlan.RANDOMTEXTWRITER, param, value, engine, run.warmup(), run.index(), null,
+                      null, r.seconds(), r.problem().isEmpty(), String.format(Locale.ROOT, "%d one-map jobs at once "
+                      + "(the local runner forces one map per job), %,d lines, %,d bytes of words%s",
+                      r.parts(), r.lines(), r.keyValueBytes(), r.problem().isEmpty() ? "" : "; " + r.problem()));
+                } else {
+                  boolean dump = i == plan.runs() - 1 && text == null && plan.wordcountInput() == null
+                      && plan.jobs().contains(ClassicPlan.WORDCOUNT);
+                  Path t = work.resolve("text.txt");
+                  o = sssRandomTextWriter(plan, cluster.get(), param, value, run, dump ? t : null);
+                  if (dump) {
+                    text = t;
+                    textFrom = "SSS's RandomTextWriter";
+                    textIsRandom = true;
+                  }
+                }
+              } catch (Exception e) {
+                o = failed(ClassicPlan.RANDOMTEXTWRITER, param, value, engine, run, e);
+              }
+              out.add(say(o));
+              report.append(o);
+            }
+          } finally {
+            cluster.close();
+          }
         }
       }
       if (plan.jobs().contains(ClassicPlan.WORDCOUNT)) {
@@ -144,8 +180,9 @@ public final class ClassicBench {
   }
 
   /**
-   * SSS's cluster, started for each job's SSS run and stopped right after it, so that nothing
-   * of SSS (RocksDB's background work on dropped tables, say) runs while another engine does.
+   * SSS's cluster, started before a job's first SSS run and stopped after its last, so that
+   * nothing of SSS (RocksDB's background work on dropped tables, say) runs while another engine
+   * does.
    */
   private final class Lazy implements AutoCloseable {
     private final ClassicPlan plan;
@@ -185,21 +222,24 @@ public final class ClassicBench {
     String phases = (o.start() == null ? "" : String.format(Locale.ROOT, "start %.2f s, ", o.start()))
         + (o.load() == null ? "" : String.format(Locale.ROOT, "load %.2f s, ", o.load()))
         + (o.jobSeconds() == null ? "" : String.format(Locale.ROOT, "job %.2f s, ", o.jobSeconds()));
-    progress.say(o.job() + " " + o.engine() + ": " + phases
-        + (o.ran() ? (o.verified() ? "verified" : "NOT VERIFIED") : "") + (o.note().isEmpty() ? "" : " (" + o.note() + ")"));
+    String run = o.warmup() ? " warm-up " + (o.run() + 1) : o.ran() || o.note().startsWith("failed")
+        ? " #" + (o.run() + 1) : "";
+    progress.say(o.job() + " " + o.engine() + run + ": " + phases
+        + (o.ran() ? (o.verified() ? "verified" : "NOT VERIFIED") : "") + (o.note().isEmpty() ? "" : " (" + o.note()
+        + ")") + (o.warmup() ? " (warm-up, untimed)" : ""));
     return o;
   }
 
-  private static Outcome failed(String job, String param, String value, String engine, Exception e) {
+  private static Outcome failed(String job, String param, String value, String engine, Run run, Exception e) {
     String msg = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse("");
     if (Boolean.getBoolean("sss.debug")) {
       e.printStackTrace();
     }
-    return new Outcome(job, param, value, engine, null, null, null, false, "failed: " + msg);
+    return new Outcome(job, param, value, engine, run.warmup(), run.index(), null, null, null, false, "failed: " + msg);
   }
 
-  private Outcome sssRandomTextWriter(ClassicPlan plan, SssCluster cluster, String param, String value, Path dumpTo)
-      throws Exception {
+  private Outcome sssRandomTextWriter(ClassicPlan plan, SssCluster cluster, String param, String value, Run run,
+                                      Path dumpTo) throws Exception {
     int maps = plan.threads();
     String id = Long.toHexString(System.nanoTime());
     String seeds = "classic-rtw-seeds-" + id;
@@ -209,9 +249,10 @@ public final class ClassicBench {
         progress.phase("job");
         long t0 = System.nanoTime();
         RandomTextWriter.writeSeeds(client, seeds, maps, plan.textBytes());
-        JobResult r = client.submit(RandomTextWriter.job(seeds, table, System.nanoTime(), 0, plan.threadsPerNode()))
-            .await(listener());
-        double seconds = (System.nanoTime() - t0) / 1e9;
+        JobClock.Timed<JobResult> timed = JobClock.sss(t0, client,
+            RandomTextWriter.job(seeds, table, System.nanoTime(), 0, plan.threadsPerNode()), listener());
+        JobResult r = timed.value();
+        double seconds = timed.seconds();
         progress.phase("verify");
         long bytes = r.counter("BYTES_WRITTEN");
         long records = r.counter("RECORDS_WRITTEN");
@@ -226,9 +267,9 @@ public final class ClassicBench {
         if (dumpTo != null) {
           RandomTextWriter.writeText(client, table, dumpTo, maps, false);
         }
-        return new Outcome(ClassicPlan.RANDOMTEXTWRITER, param, value, "sss", null, null, seconds,
-            problem.length() == 0, String.format(Locale.ROOT, "%d maps, %,d lines, %,d bytes with newlines%s", maps,
-            records, bytes, problem.length() == 0 ? "" : "; " + problem));
+        return new Outcome(ClassicPlan.RANDOMTEXTWRITER, param, value, "sss", run.warmup(), run.index(), null, null,
+            seconds, problem.length() == 0, String.format(Locale.ROOT, "%d maps, %,d lines, %,d bytes with newlines%s",
+            maps, records, bytes, problem.length() == 0 ? "" : "; " + problem));
       } finally {
         client.dropTable(seeds, true);
         client.dropTable(table, true);
@@ -256,89 +297,103 @@ public final class ClassicBench {
     }
   }
 
+  /**
+   * One WordCount run, before the outputs are compared across engines: its times, whether its
+   * output differed from the engine's first run's (empty when the same), and the engine's note.
+   */
+  private record WordCountRun(Run run, Double start, Double load, double job, String differsFromFirst, String note) {}
+
+  /** Every run's outputs of one engine, compared with its first run's as they come. */
+  private static final class EngineOutputs {
+    List<byte[]> first;
+    final List<WordCountRun> runs = new ArrayList<>();
+
+    /** Keeps the first output; returns how a later one differs from it (empty when the same). */
+    String add(List<byte[]> output) {
+      if (first == null) {
+        first = output;
+        return "";
+      }
+      String diff = WordCounts.difference(first, output);
+      return diff.isEmpty() ? "" : "differs from this engine's first run: " + diff;
+    }
+  }
+
   private List<Outcome> wordCount(ClassicPlan plan, Lazy cluster, HadoopClassic hadoop, Path work, Path text,
                                   String textFrom, boolean textIsRandom, ClassicReport report) throws Exception {
     String param = "input";
     String value = String.format(Locale.ROOT, "%.1f MiB", Files.size(text) / 1048576.0);
     int threads = plan.threads();
     report.setWordCountInput(textFrom + ", " + String.format(Locale.ROOT, "%,d bytes", Files.size(text)));
-    Map<String, List<byte[]>> outputs = new LinkedHashMap<>();
-    Map<String, Double[]> times = new LinkedHashMap<>();
-    Map<String, String> notes = new LinkedHashMap<>();
+    Map<String, EngineOutputs> outputs = new LinkedHashMap<>();
     List<Outcome> done = new ArrayList<>();
     for (String engine : plan.engines()) {
-      progress.run(ClassicPlan.WORDCOUNT, value, engine);
+      EngineOutputs mine = new EngineOutputs();
       try {
         switch (engine) {
           case "hadoop" -> {
-            Path dir = work.resolve("hadoop-wordcount");
-            double s = hadoop.wordCount(text, dir, progress);
-            progress.phase("verify");
-            outputs.put(engine, WordCounts.sorted(WordCounts.lines(WordCounts.parts(dir, "part-r-"))));
-            times.put(engine, new Double[] {null, null, s});
-            notes.put(engine, threads + " map threads, " + threads + " reduce tasks");
-            HadoopClassic.deleteTree(dir);
+            for (int i = 0; i < plan.runs(); i++) {
+              Run run = Run.of(plan, i);
+              progress.run(ClassicPlan.WORDCOUNT, value + (run.label().isEmpty() ? "" : " " + run.label()), engine);
+              Path dir = work.resolve("hadoop-wordcount");
+              double s = hadoop.wordCount(text, dir, progress);
+              progress.phase("verify");
+              String diff = mine.add(WordCounts.sorted(WordCounts.lines(WordCounts.parts(dir, "part-r-"))));
+              mine.runs.add(new WordCountRun(run, null, null, s, diff, threads + " map threads, " + threads
+                  + " reduce tasks"));
+              HadoopClassic.deleteTree(dir);
+            }
           }
           case "sss" -> {
-            String id = Long.toHexString(System.nanoTime());
-            String in = "classic-wc-in-" + id;
-            String outTable = "classic-wc-out-" + id;
-            try (SssClient client = cluster.get().client()) {
-              try {
-                progress.phase("load");
-                long t0 = System.nanoTime();
-                long lines = ExampleIO.loadLines(client, in, text);
-                double load = (System.nanoTime() - t0) / 1e9;
-                progress.phase("job");
-                long t1 = System.nanoTime();
-                JobResult r = client.submit(WordCount.job(in, outTable, true, plan.threadsPerNode())).await(listener());
-                double job = (System.nanoTime() - t1) / 1e9;
-                progress.phase("verify");
-                Path dump = work.resolve("sss-wordcount.txt");
-                BulkIO.dump(client, outTable, dump, n -> { });
-                List<byte[]> got = WordCounts.lines(List.of(dump));
-                boolean inOrder = WordCounts.isSorted(got);
-                outputs.put(engine, WordCounts.sorted(got));
-                times.put(engine, new Double[] {null, load, job});
-                String stages = stageNote(r);
-                notes.put(engine, String.format(Locale.ROOT, "%,d lines loaded; dump %s Hadoop's key order; %s",
-                    lines, inOrder ? "already in" : "NOT in", stages));
-              } finally {
-                client.dropTable(in, true);
-                client.dropTable(outTable, true);
+            try {
+              SssCluster c = cluster.get();
+              for (int i = 0; i < plan.runs(); i++) {
+                Run run = Run.of(plan, i);
+                progress.run(ClassicPlan.WORDCOUNT, value + (run.label().isEmpty() ? "" : " " + run.label()), engine);
+                mine.runs.add(sssWordCount(plan, c, work, text, run, mine));
               }
             } finally {
               cluster.close();
             }
           }
           default -> {
+            progress.run(ClassicPlan.WORDCOUNT, value, engine);
             Path dir = work.resolve("spark-wordcount");
             Path log = work.resolve("spark.log");
-            SparkClassic.Result r = new SparkClassic(SparkClassic.findProject(), plan.sparkJavaOpts())
-                .wordCount(text, threads, dir, log, progress);
+            List<SparkClassic.Result> rs = new SparkClassic(SparkClassic.findProject(), plan.sparkJavaOpts())
+                .wordCount(text, threads, dir, log, progress, plan.warmups(), plan.repeats());
             progress.phase("verify");
-            outputs.put(engine, WordCounts.sorted(WordCounts.lines(WordCounts.parts(dir, "part-"))));
-            times.put(engine, new Double[] {r.contextSeconds(), null, r.jobSeconds()});
-            notes.put(engine, String.format(Locale.ROOT, "local[%d]; process %.1f s in all", threads,
-                r.processSeconds()));
+            for (SparkClassic.Result r : rs) {
+              String diff = mine.add(WordCounts.sorted(WordCounts.lines(WordCounts.parts(r.output(), "part-"))));
+              Run run = Run.of(plan, r.warmup() ? r.run() : plan.warmups() + r.run());
+              mine.runs.add(new WordCountRun(run, r.contextSeconds(), null, r.jobSeconds(), diff,
+                  String.format(Locale.ROOT, "local[%d]; one JVM and context for all %d runs, context started in "
+                  + "%.2f s once; process %.1f s in all", threads, rs.size(), r.contextSeconds(), r.processSeconds())));
+            }
             HadoopClassic.deleteTree(dir);
           }
         }
       } catch (Exception e) {
-        Outcome o = failed(ClassicPlan.WORDCOUNT, param, value, engine, e);
+        Run failedRun = Run.of(plan, Math.min(mine.runs.size(), plan.runs() - 1));
+        Outcome o = failed(ClassicPlan.WORDCOUNT, param, value, engine, failedRun, e);
         done.add(say(o));
         report.append(o);
       }
+      if (mine.first != null) {
+        outputs.put(engine, mine);
+      }
     }
     // The reference: Hadoop's own WordCount when it ran; else counted here, one thread.
-    List<byte[]> reference = outputs.get("hadoop");
+    List<byte[]> reference = outputs.containsKey("hadoop") ? outputs.get("hadoop").first : null;
     String refName = "Hadoop's output";
     boolean hadoopAgreed = false;
-    for (String e : outputs.keySet()) {
-      if (!e.equals("hadoop") && reference != null && WordCounts.difference(reference, outputs.get(e)).isEmpty()) {
+    for (Map.Entry<String, EngineOutputs> e : outputs.entrySet()) {
+      if (!e.getKey().equals("hadoop") && reference != null
+          && WordCounts.difference(reference, e.getValue().first).isEmpty()) {
         hadoopAgreed = true;
       }
     }
+    String hadoopNote = "";
     if (reference == null || !hadoopAgreed) {
       progress.run(ClassicPlan.WORDCOUNT, value, "reference");
       progress.phase("count here");
@@ -347,29 +402,67 @@ public final class ClassicBench {
         reference = local;
         refName = "the counts made here";
       } else if (!WordCounts.difference(local, reference).isEmpty()) {
-        notes.merge("hadoop", "differs from the counts made here: " + WordCounts.difference(local, reference),
-            (a, b) -> a + "; " + b);
+        hadoopNote = "; differs from the counts made here: " + WordCounts.difference(local, reference);
       }
     }
     String words = "";
     if (textIsRandom && reference != null) {
       words = WordCounts.unknownWords(reference, new HashSet<>(RandomTextWriter.words()));
     }
-    report.setWordCountSummary(String.format(Locale.ROOT, "%,d distinct words, %,d in all", reference.size(),
-        WordCounts.total(reference)) + (words.isEmpty() ? "" : "; " + words));
-    for (Map.Entry<String, List<byte[]>> e : outputs.entrySet()) {
-      String diff = WordCounts.difference(reference, e.getValue());
-      boolean ok = diff.isEmpty() && words.isEmpty();
-      String note = notes.get(e.getKey()) + "; " + (diff.isEmpty()
-          ? String.format(Locale.ROOT, "%,d words, same as %s", e.getValue().size(),
-              e.getKey().equals("hadoop") && refName.equals("Hadoop's output") ? "the other engines'" : refName)
-          : "differs from " + refName + ": " + diff);
-      Double[] t = times.get(e.getKey());
-      Outcome o = new Outcome(ClassicPlan.WORDCOUNT, param, value, e.getKey(), t[0], t[1], t[2], ok, note);
-      done.add(say(o));
-      report.append(o);
+    if (reference != null) {
+      report.setWordCountSummary(String.format(Locale.ROOT, "%,d distinct words, %,d in all", reference.size(),
+          WordCounts.total(reference)) + (words.isEmpty() ? "" : "; " + words));
+    }
+    for (Map.Entry<String, EngineOutputs> e : outputs.entrySet()) {
+      String engine = e.getKey();
+      List<byte[]> first = e.getValue().first;
+      String diff = WordCounts.difference(reference, first);
+      for (WordCountRun r : e.getValue().runs) {
+        boolean ok = diff.isEmpty() && r.differsFromFirst().isEmpty() && words.isEmpty();
+        String note = r.note() + (engine.equals("hadoop") ? hadoopNote : "") + "; " + (diff.isEmpty()
+            ? String.format(Locale.ROOT, "%,d words, same as %s", first.size(),
+                engine.equals("hadoop") && refName.equals("Hadoop's output") ? "the other engines'" : refName)
+            : "differs from " + refName + ": " + diff)
+            + (r.differsFromFirst().isEmpty() ? "" : "; " + r.differsFromFirst());
+        Outcome o = new Outcome(ClassicPlan.WORDCOUNT, param, value, engine, r.run().warmup(), r.run().index(),
+            r.start(), r.load(), r.job(), ok, note);
+        done.add(say(o));
+        report.append(o);
+      }
     }
     return inEngineOrder(done, plan.engines());
+  }
+
+  /** One SSS WordCount run: the file loaded into a table (load), then the job (job), then its output dumped. */
+  private WordCountRun sssWordCount(ClassicPlan plan, SssCluster cluster, Path work, Path text, Run run,
+                                    EngineOutputs mine) throws Exception {
+    String id = Long.toHexString(System.nanoTime());
+    String in = "classic-wc-in-" + id;
+    String outTable = "classic-wc-out-" + id;
+    try (SssClient client = cluster.client()) {
+      try {
+        progress.phase("load");
+        long t0 = System.nanoTime();
+        long lines = ExampleIO.loadLines(client, in, text);
+        double load = (System.nanoTime() - t0) / 1e9;
+        progress.phase("job");
+        JobClock.Timed<JobResult> timed = JobClock.sss(client,
+            WordCount.job(in, outTable, true, plan.threadsPerNode()), listener());
+        progress.phase("verify");
+        Path dump = work.resolve("sss-wordcount.txt");
+        BulkIO.dump(client, outTable, dump, n -> { });
+        List<byte[]> got = WordCounts.lines(List.of(dump));
+        boolean inOrder = WordCounts.isSorted(got);
+        String diff = mine.add(WordCounts.sorted(got));
+        Files.deleteIfExists(dump);
+        return new WordCountRun(run, null, load, timed.seconds(), diff, String.format(Locale.ROOT,
+            "%,d lines loaded; dump %s Hadoop's key order; %s", lines, inOrder ? "already in" : "NOT in",
+            stageNote(timed.value())));
+      } finally {
+        client.dropTable(in, true);
+        client.dropTable(outTable, true);
+      }
+    }
   }
 
   private static List<Outcome> inEngineOrder(List<Outcome> outcomes, List<String> engines) {
@@ -387,65 +480,68 @@ public final class ClassicBench {
     return sb.toString();
   }
 
+  /** One Pi run's time and estimate. */
+  private record PiRun(String engine, Run run, double seconds, BigDecimal estimate) {}
+
   private List<Outcome> pi(ClassicPlan plan, Lazy cluster, HadoopClassic hadoop, Path work, ClassicReport report)
       throws IOException {
     String param = "maps x samples";
     String value = plan.piMaps() + " x " + Sizes.formatCount(plan.piSamples());
-    Map<String, BigDecimal> estimates = new LinkedHashMap<>();
-    Map<String, Double> seconds = new LinkedHashMap<>();
+    List<PiRun> runs = new ArrayList<>();
     List<Outcome> done = new ArrayList<>();
     for (String engine : plan.engines()) {
-      progress.run(ClassicPlan.PI, value, engine);
+      if (engine.equals("spark")) {
+        Outcome o = new Outcome(ClassicPlan.PI, param, value, engine, false, 0, null, null, null, false,
+            "n/a: Spark has no quasi-Monte Carlo Pi example");
+        done.add(say(o));
+        report.append(o);
+        continue;
+      }
       try {
-        switch (engine) {
-          case "hadoop" -> {
-            Object[] r = hadoop.pi(plan.piMaps(), plan.piSamples(), work.resolve("hadoop-pi"), progress);
-            seconds.put(engine, (Double) r[0]);
-            estimates.put(engine, (BigDecimal) r[1]);
-          }
-          case "sss" -> {
-            String id = Long.toHexString(System.nanoTime());
-            try (SssClient client = cluster.get().client()) {
-              try {
-                progress.phase("job");
-                long t0 = System.nanoTime();
-                Pi.Result r = Pi.run(client, "classic-pi-in-" + id, "classic-pi-out-" + id, plan.piMaps(),
-                    plan.piSamples(), true, plan.threadsPerNode(), listener());
-                seconds.put(engine, (System.nanoTime() - t0) / 1e9);
-                estimates.put(engine, r.estimate());
-              } finally {
-                client.dropTable("classic-pi-in-" + id, true);
-                client.dropTable("classic-pi-out-" + id, true);
+        for (int i = 0; i < plan.runs(); i++) {
+          Run run = Run.of(plan, i);
+          progress.run(ClassicPlan.PI, value + (run.label().isEmpty() ? "" : " " + run.label()), engine);
+          try {
+            if (engine.equals("hadoop")) {
+              Object[] r = hadoop.pi(plan.piMaps(), plan.piSamples(), work.resolve("hadoop-pi-" + i), progress);
+              runs.add(new PiRun(engine, run, (Double) r[0], (BigDecimal) r[1]));
+            } else {
+              String id = Long.toHexString(System.nanoTime());
+              try (SssClient client = cluster.get().client()) {
+                try {
+                  progress.phase("job");
+                  long t0 = System.nanoTime();
+                  Pi.Result r = Pi.run(client, "classic-pi-in-" + id, "classic-pi-out-" + id, plan.piMaps(),
+                      plan.piSamples(), true, plan.threadsPerNode(), listener());
+                  runs.add(new PiRun(engine, run, (System.nanoTime() - t0) / 1e9, r.estimate()));
+                } finally {
+                  client.dropTable("classic-pi-in-" + id, true);
+                  client.dropTable("classic-pi-out-" + id, true);
+                }
               }
-            } finally {
-              cluster.close();
             }
-          }
-          default -> {
-            Outcome o = new Outcome(ClassicPlan.PI, param, value, engine, null, null, null, false,
-                "n/a: Spark has no quasi-Monte Carlo Pi example");
+          } catch (Exception e) {
+            Outcome o = failed(ClassicPlan.PI, param, value, engine, run, e);
             done.add(say(o));
             report.append(o);
           }
         }
-      } catch (Exception e) {
-        Outcome o = failed(ClassicPlan.PI, param, value, engine, e);
-        done.add(say(o));
-        report.append(o);
+      } finally {
+        cluster.close();
       }
     }
-    BigDecimal first = estimates.values().stream().findFirst().orElse(null);
-    for (Map.Entry<String, BigDecimal> e : estimates.entrySet()) {
-      BigDecimal est = e.getValue();
+    PiRun first = runs.isEmpty() ? null : runs.get(0);
+    for (PiRun r : runs) {
+      BigDecimal est = r.estimate();
       boolean close = est.subtract(BigDecimal.valueOf(Math.PI)).abs().doubleValue() < 0.01;
-      boolean same = est.compareTo(first) == 0;
+      boolean same = est.compareTo(first.estimate()) == 0;
       StringBuilder note = new StringBuilder("estimate " + est.toPlainString());
-      if (estimates.size() > 1) {
-        note.append(same ? "; equal to every engine's" : "; differs from " + estimates.keySet().iterator().next()
-            + "'s " + first.toPlainString());
+      if (runs.size() > 1) {
+        note.append(same ? "; equal to every run's" : "; differs from " + first.engine() + "'s first run's "
+            + first.estimate().toPlainString());
       }
-      Outcome o = new Outcome(ClassicPlan.PI, param, value, e.getKey(), null, null, seconds.get(e.getKey()),
-          close && same, note.toString());
+      Outcome o = new Outcome(ClassicPlan.PI, param, value, r.engine(), r.run().warmup(), r.run().index(), null, null,
+          r.seconds(), close && same, note.toString());
       done.add(say(o));
       report.append(o);
     }

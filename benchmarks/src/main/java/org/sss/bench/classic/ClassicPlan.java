@@ -31,12 +31,16 @@ import org.sss.bench.synthetic.Sizes;
  *   <li>{@code classic.workDir}: where the text and outputs go (default: the system temp directory);
  *   <li>{@code wordcount.input}: a text file to count instead of RandomTextWriter's output;
  *   <li>{@code pi.maps}, {@code pi.samples}: Pi's maps and samples per map;
+ *   <li>{@code repeats}: timed runs of every job on every engine (default 1; tables give the
+ *       median and the range);
+ *   <li>{@code warmups}: untimed runs of every job on every engine before its timed runs
+ *       (default 1), in the same JVM (Spark: in its one JVM and context);
  *   <li>{@code spark.javaOpts}: the Spark JVM's options (default {@code -Xmx4g}, as bin/sss).
  * </ul>
  */
 public record ClassicPlan(String name, Path source, int nodes, int threadsPerNode, List<String> jobs,
                           List<String> engines, long textBytes, Path workDir, Path wordcountInput, int piMaps,
-                          long piSamples, String sparkJavaOpts) {
+                          long piSamples, String sparkJavaOpts, int warmups, int repeats) {
   public static final String RANDOMTEXTWRITER = "randomtextwriter";
   public static final String WORDCOUNT = "wordcount";
   public static final String PI = "pi";
@@ -44,7 +48,7 @@ public record ClassicPlan(String name, Path source, int nodes, int threadsPerNod
   public static final List<String> ENGINES = List.of("sss", "hadoop", "spark");
   static final Set<String> KNOWN = new TreeSet<>(List.of("workload", "workloads", "nodes", "threadsPerNode",
       "engines", "classic.textBytes", "classic.workDir", "wordcount.input", "pi.maps", "pi.samples",
-      "spark.javaOpts"));
+      "spark.javaOpts", "warmups", "repeats"));
 
   /** Threads every engine gets. */
   public int threads() {
@@ -53,7 +57,7 @@ public record ClassicPlan(String name, Path source, int nodes, int threadsPerNod
 
   public ClassicPlan withEngines(List<String> e) {
     return new ClassicPlan(name, source, nodes, threadsPerNode, jobs, e, textBytes, workDir, wordcountInput, piMaps,
-        piSamples, sparkJavaOpts);
+        piSamples, sparkJavaOpts, warmups, repeats);
   }
 
   /** True when the file is a classic benchmark's (rather than a synthetic one's). */
@@ -125,11 +129,17 @@ public record ClassicPlan(String name, Path source, int nodes, int threadsPerNod
     if (piMaps < 1 || piSamples < 1) {
       throw new IllegalArgumentException("pi.maps and pi.samples must be at least 1");
     }
+    int warmups = intValue(kv, "warmups", 1);
+    int repeats = intValue(kv, "repeats", 1);
+    if (warmups < 0 || repeats < 1) {
+      throw new IllegalArgumentException("warmups must be at least 0 and repeats at least 1, got " + warmups + " and "
+          + repeats);
+    }
     Path workDir = kv.containsKey("classic.workDir") ? dir.resolve(kv.get("classic.workDir")) : null;
     Path input = kv.containsKey("wordcount.input") ? dir.resolve(kv.get("wordcount.input")) : null;
     return new ClassicPlan(name, source, nodes, threads, List.copyOf(jobs),
         engines(kv.getOrDefault("engines", "sss,hadoop,spark")), textBytes, workDir, input, piMaps, piSamples,
-        kv.getOrDefault("spark.javaOpts", "-Xmx4g"));
+        kv.getOrDefault("spark.javaOpts", "-Xmx4g"), warmups, repeats);
   }
 
   /** Checks an engine list. */
@@ -160,9 +170,21 @@ public record ClassicPlan(String name, Path source, int nodes, int threadsPerNod
     return out;
   }
 
+  /** Runs of each job on each engine, warm-ups first. */
+  public int runs() {
+    return warmups + repeats;
+  }
+
   /** A one-line description. */
   public String describe() {
     return String.format("nodes=%d threads/node=%d (every engine: %d threads), text %s, pi %d maps x %,d samples",
         nodes, threadsPerNode, threads(), Sizes.format(textBytes), piMaps, piSamples);
+  }
+
+  /** How many runs each figure is. */
+  public String describeRuns() {
+    return (repeats == 1 ? "1 timed run" : "median of " + repeats + " timed runs (range: fastest-slowest)")
+        + " per job and engine, after " + (warmups == 0 ? "no warm-up run"
+        : warmups + " untimed warm-up run" + (warmups == 1 ? "" : "s") + " of the same job on the same engine");
   }
 }

@@ -15,13 +15,16 @@ import java.util.Set;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
+import org.sss.bench.synthetic.JobClock;
 import org.sss.bench.synthetic.Report;
+import org.sss.bench.synthetic.Spread;
 
 /**
  * The classic benchmark's results: rows appended to {@code results.csv} as runs finish (the
  * synthetic benchmark's columns: workload = the job, param/value = its size, combiner = whether
- * the job combines map output), a table per plan for the console and {@code report.md}, and a
- * bar chart of job seconds.
+ * the job combines map output, kind = warmup or timed), a table per plan for the console and
+ * {@code report.md} (per job and engine the median of the timed runs and the job's range;
+ * warm-ups listed apart), and a bar chart of median job seconds.
  */
 public final class ClassicReport {
   private final Path dir;
@@ -58,7 +61,7 @@ public final class ClassicReport {
       return;
     }
     String prefix = String.join(",", o.job(), o.param(), csv(o.value()), o.engine(),
-        Boolean.toString(!o.job().equals(ClassicPlan.RANDOMTEXTWRITER)));
+        Boolean.toString(!o.job().equals(ClassicPlan.RANDOMTEXTWRITER)), o.kind(), Integer.toString(o.run() + 1));
     StringBuilder rows = new StringBuilder();
     if (o.start() != null) {
       rows.append(prefix).append(",start,").append(sec(o.start())).append(',').append(o.verified()).append('\n');
@@ -78,24 +81,54 @@ public final class ClassicReport {
     return String.format(Locale.ROOT, "%.3f", s);
   }
 
-  /** The table: a row per job and engine, and the job-time ratio to SSS. */
-  public static String table(List<ClassicBench.Outcome> outcomes, boolean markdown) {
-    List<String> header = List.of("job", "input", "engine", "start s", "load s", "job s", "job / SSS job", "verified");
-    List<List<String>> rows = new ArrayList<>();
+  /** Outcomes by job, then engine, in order. */
+  private static Map<String, Map<String, List<ClassicBench.Outcome>>> groups(List<ClassicBench.Outcome> outcomes) {
+    Map<String, Map<String, List<ClassicBench.Outcome>>> out = new LinkedHashMap<>();
     for (ClassicBench.Outcome o : outcomes) {
-      Double sss = outcomes.stream().filter(x -> x.job().equals(o.job()) && x.engine().equals("sss") && x.ran())
-          .map(ClassicBench.Outcome::jobSeconds).findFirst().orElse(null);
-      String ratio = !o.ran() || sss == null || o.engine().equals("sss") ? "-"
-          : String.format(Locale.ROOT, "%.1fx", o.jobSeconds() / sss);
-      rows.add(List.of(o.job(), o.value(), o.engine(), cell(o.start()), cell(o.load()),
-          o.ran() ? cell(o.jobSeconds()) : (o.skipped() ? "n/a" : "FAILED"), ratio,
-          o.ran() ? (o.verified() ? "yes" : "NO") : "-"));
+      out.computeIfAbsent(o.job(), j -> new LinkedHashMap<>()).computeIfAbsent(o.engine(), e -> new ArrayList<>())
+          .add(o);
+    }
+    return out;
+  }
+
+  /** The timed runs' seconds of one phase. */
+  static Spread spread(List<ClassicBench.Outcome> os, java.util.function.Function<ClassicBench.Outcome, Double> phase) {
+    return Spread.of(os.stream().filter(o -> o.timed() && o.ran() && phase.apply(o) != null).map(phase).toList());
+  }
+
+  /**
+   * The table: a row per job and engine with the median of its timed runs per phase, the job's
+   * range (fastest-slowest) and run count, the ratio of median job times to SSS's, and whether
+   * every run (warm-ups too) verified.
+   */
+  public static String table(List<ClassicBench.Outcome> outcomes, boolean markdown) {
+    List<String> header = List.of("job", "input", "engine", "start s", "load s", "job s", "job range", "runs",
+        "job / SSS job", "verified");
+    List<List<String>> rows = new ArrayList<>();
+    for (Map<String, List<ClassicBench.Outcome>> byEngine : groups(outcomes).values()) {
+      List<ClassicBench.Outcome> sssRuns = byEngine.getOrDefault("sss", List.of());
+      double sss = spread(sssRuns, ClassicBench.Outcome::jobSeconds).median();
+      for (Map.Entry<String, List<ClassicBench.Outcome>> e : byEngine.entrySet()) {
+        List<ClassicBench.Outcome> os = e.getValue();
+        ClassicBench.Outcome first = os.get(0);
+        Spread job = spread(os, ClassicBench.Outcome::jobSeconds);
+        boolean ran = os.stream().anyMatch(ClassicBench.Outcome::ran);
+        boolean failed = os.stream().anyMatch(o -> !o.ran() && !o.skipped());
+        String ratio = job.runs() == 0 || Double.isNaN(sss) || e.getKey().equals("sss") ? "-"
+            : String.format(Locale.ROOT, "%.1fx", job.median() / sss);
+        long timed = os.stream().filter(o -> o.timed() && o.ran()).count();
+        long warm = os.stream().filter(o -> o.warmup() && o.ran()).count();
+        rows.add(List.of(first.job(), first.value(), e.getKey(), cell(spread(os, ClassicBench.Outcome::start)),
+            cell(spread(os, ClassicBench.Outcome::load)), job.runs() > 0 ? cell(job) + (failed ? " (FAILED runs)" : "")
+                : first.skipped() ? "n/a" : "FAILED", job.range(), ran ? timed + (warm > 0 ? " + " + warm + " warm-up"
+                : "") : "-", ratio, ran ? (os.stream().allMatch(o -> !o.ran() || o.verified()) ? "yes" : "NO") : "-"));
+      }
     }
     return format(header, rows, markdown);
   }
 
-  private static String cell(Double d) {
-    return d == null ? "-" : String.format(Locale.ROOT, "%.2f", d);
+  private static String cell(Spread s) {
+    return s.runs() == 0 ? "-" : String.format(Locale.ROOT, "%.2f", s.median());
   }
 
   static String format(List<String> header, List<List<String>> rows, boolean markdown) {
@@ -146,9 +179,10 @@ public final class ClassicReport {
     md.append("From `").append(plan.source()).append("`: jobs ").append(String.join(", ", plan.jobs()))
         .append("; engines ").append(String.join(", ", plan.engines())).append(".\n\n");
     md.append("- ").append(plan.describe()).append('\n');
+    md.append("- ").append(plan.describeRuns()).append('\n');
     if (!clusterStarts.isEmpty()) {
-      md.append("- SSS's embedded cluster is started afresh for each job's SSS run and stopped after it (not in any "
-          + "row), so that it never runs beside another engine: started in");
+      md.append("- SSS's embedded cluster is started afresh before each job's first SSS run and stopped after its last "
+          + "(not in any row), so that it never runs beside another engine: started in");
       for (Double d : clusterStarts) {
         md.append(String.format(Locale.ROOT, " %.2f s", d));
       }
@@ -164,31 +198,70 @@ public final class ClassicReport {
     if (dir != null && chart(plan, outcomes, dir.resolve(plan.name() + ".png"))) {
       md.append("![").append(plan.name()).append("](").append(plan.name()).append(".png)\n\n");
     }
-    md.append("Notes:\n\n");
-    for (ClassicBench.Outcome o : outcomes) {
-      if (!o.note().isEmpty()) {
-        md.append("- **").append(o.job()).append(' ').append(o.engine()).append("**: ").append(o.note()).append('\n');
+    String warm = warmupTable(outcomes, true);
+    if (!warm.isEmpty()) {
+      md.append("Warm-up runs (untimed, in no figure above):\n\n").append(warm).append('\n');
+    }
+    md.append("Notes (each distinct note once per job and engine; the runs it applies to in brackets):\n\n");
+    for (Map<String, List<ClassicBench.Outcome>> byEngine : groups(outcomes).values()) {
+      for (List<ClassicBench.Outcome> os : byEngine.values()) {
+        Map<String, List<String>> notes = new LinkedHashMap<>();
+        for (ClassicBench.Outcome o : os) {
+          if (!o.note().isEmpty()) {
+            notes.computeIfAbsent(o.note(), n -> new ArrayList<>()).add(runName(o));
+          }
+        }
+        for (Map.Entry<String, List<String>> n : notes.entrySet()) {
+          ClassicBench.Outcome o = os.get(0);
+          md.append("- **").append(o.job()).append(' ').append(o.engine()).append("** (")
+              .append(String.join(", ", n.getValue())).append("): ").append(n.getKey()).append('\n');
+        }
       }
     }
     md.append('\n');
     return md.toString();
   }
 
-  /** A bar chart: a group per job, a bar per engine, job seconds. */
+  private static String runName(ClassicBench.Outcome o) {
+    return o.warmup() ? "warm-up " + (o.run() + 1) : "run " + (o.run() + 1);
+  }
+
+  /** The warm-up runs (untimed, in no median): job, engine, seconds, verified. */
+  static String warmupTable(List<ClassicBench.Outcome> outcomes, boolean markdown) {
+    List<String> header = List.of("job", "input", "engine", "start s", "load s", "job s", "run", "verified");
+    List<List<String>> rows = new ArrayList<>();
+    for (ClassicBench.Outcome o : outcomes) {
+      if (o.warmup()) {
+        rows.add(List.of(o.job(), o.value(), o.engine(), cell(o.start()), cell(o.load()),
+            o.ran() ? cell(o.jobSeconds()) : "FAILED", runName(o), o.ran() ? (o.verified() ? "yes" : "NO") : "-"));
+      }
+    }
+    return rows.isEmpty() ? "" : format(header, rows, markdown);
+  }
+
+  private static String cell(Double d) {
+    return d == null ? "-" : String.format(Locale.ROOT, "%.2f", d);
+  }
+
+  /** A bar chart: a group per job, a bar per engine, the median of the timed runs' job seconds. */
   static boolean chart(ClassicPlan plan, List<ClassicBench.Outcome> outcomes, Path file) throws IOException {
     Set<String> jobs = new LinkedHashSet<>();
     Map<String, Map<String, Double>> byEngine = new LinkedHashMap<>();
-    for (ClassicBench.Outcome o : outcomes) {
-      if (o.ran()) {
-        jobs.add(o.job());
-        byEngine.computeIfAbsent(o.engine(), e -> new LinkedHashMap<>()).put(o.job(), o.jobSeconds());
+    for (Map.Entry<String, Map<String, List<ClassicBench.Outcome>>> j : groups(outcomes).entrySet()) {
+      for (Map.Entry<String, List<ClassicBench.Outcome>> e : j.getValue().entrySet()) {
+        Spread s = spread(e.getValue(), ClassicBench.Outcome::jobSeconds);
+        if (s.runs() > 0) {
+          jobs.add(j.getKey());
+          byEngine.computeIfAbsent(e.getKey(), x -> new LinkedHashMap<>()).put(j.getKey(), s.median());
+        }
       }
     }
     if (jobs.isEmpty()) {
       return false;
     }
     CategoryChart chart = new CategoryChartBuilder().width(800).height(500)
-        .title("classic jobs, " + plan.threads() + " threads per engine").xAxisTitle("job").yAxisTitle("job seconds")
+        .title("classic jobs, " + plan.threads() + " threads per engine").xAxisTitle("job")
+        .yAxisTitle(plan.repeats() > 1 ? "job seconds (median of " + plan.repeats() + " runs)" : "job seconds")
         .build();
     chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
     chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNE);
@@ -218,13 +291,20 @@ public final class ClassicReport {
     md.append("# Classic jobs: SSS, Hadoop MapReduce and Spark\n\n");
     md.append("Command:\n\n```\n").append(command).append("\n```\n\n");
     md.append("Machine:\n\n```\n").append(machine.strip()).append("\n```\n\n");
-    md.append("Wall-clock seconds seen by the client. *start*: Spark's context (its JVM start not counted); "
-        + "*load*: SSS storing the WordCount input file in a table (Hadoop and Spark read the file as it is); "
-        + "*job*: from submission to the written output (Pi: the whole estimate, input and output included, "
-        + "for both engines). RandomTextWriter writes a different random text on each engine (Hadoop's mapper "
-        + "seeds itself from the clock); WordCount then runs on one common text in every engine and the "
-        + "outputs are compared line by line after sorting by UTF-8 bytes (Hadoop's key order); Pi's estimates "
-        + "are compared. Verification runs outside the timed phases.\n\n");
+    md.append("Wall-clock seconds seen by the client. *start*: Spark's context (its JVM start not counted; once per "
+        + "JVM, and all of a job's Spark runs share one); *load*: SSS storing the WordCount input file in a table "
+        + "(Hadoop and Spark read the file as it is); *job*: from submission to the written output (Pi: the whole "
+        + "estimate, input and output included, for both engines). A job's end is seen the same way on SSS and "
+        + "Hadoop: SSS's jobs by the benchmark's " + JobClock.POLL_MILLIS + " ms poll of the job's completion (Pi: "
+        + "the example's own wait), Hadoop's by the same poll or by Hadoop's own `waitForCompletion` set to poll every "
+        + JobClock.POLL_MILLIS + " ms (its default is 1 s); Spark's action returns when its output is written. "
+        + "Each job runs `warmups` untimed times on each engine before its `repeats` timed runs, in the same JVM "
+        + "(Spark: one JVM and context for all its runs); tables give the median of the timed runs and the job's "
+        + "range (fastest-slowest). RandomTextWriter writes a different random text on each engine and run "
+        + "(Hadoop's mapper seeds itself from the clock); WordCount then runs on one common text (the last Hadoop "
+        + "run's) in every engine and every run's output is compared line by line after sorting by UTF-8 bytes "
+        + "(Hadoop's key order); Pi's estimates are compared. Every run is verified, warm-ups too, outside the "
+        + "timed phases.\n\n");
     for (String s : sections) {
       md.append(s);
     }

@@ -18,11 +18,14 @@ import org.sss.bench.synthetic.Progress;
 /**
  * Spark's WordCount, run as a separate JVM from the nested Maven project {@code benchmarks/spark}
  * (Spark's Scala, Jackson, Netty and shaded Hadoop stay off this JVM's class path). The project
- * is built on first use with {@code mvn -q -f benchmarks/spark/pom.xml package -DskipTests}.
+ * is built on first use with {@code mvn -q -f benchmarks/spark/pom.xml package -DskipTests}, and
+ * again when its sources are newer than its jar. All of a job's runs (warm-ups, then timed runs)
+ * run in one JVM and one Spark context, so that the timed runs find Spark's code loaded and
+ * compiled, as the other engines' do.
  */
 public final class SparkClassic {
   static final String MAIN = "org.sss.bench.spark.SparkWordCount";
-  private static final Pattern RESULT = Pattern.compile("SPARK_RESULT context=([0-9.]+) job=([0-9.]+).*");
+  private static final Pattern RESULT = Pattern.compile("SPARK_RESULT context=([0-9.]+) job=([0-9.]+).*? run=(\\S+).*");
 
   private final Path project;
   private final String javaOpts;
@@ -55,13 +58,19 @@ public final class SparkClassic {
     return Path.of("benchmarks", "spark");
   }
 
-  /** What one run took. */
-  public record Result(double contextSeconds, double jobSeconds, double processSeconds) {}
+  /**
+   * What one run took, and where it wrote.
+   *
+   * @param contextSeconds the context's start, once per JVM (the same figure for every run)
+   * @param processSeconds the whole Spark JVM's wall time, all runs included
+   */
+  public record Result(boolean warmup, int run, double contextSeconds, double jobSeconds, double processSeconds,
+                       Path output) {}
 
-  /** The runner jar, built first when missing. */
+  /** The runner jar, built first when missing or older than its sources. */
   Path runnerJar(Progress progress) throws IOException, InterruptedException {
     Path jar = jar();
-    if (jar != null && Files.isDirectory(project.resolve("target/lib"))) {
+    if (jar != null && Files.isDirectory(project.resolve("target/lib")) && !stale(jar)) {
       return jar;
     }
     if (!Files.isRegularFile(project.resolve("pom.xml"))) {
@@ -80,6 +89,27 @@ public final class SparkClassic {
     return jar;
   }
 
+  /** True when the pom or a source file is newer than the jar. */
+  private boolean stale(Path jar) throws IOException {
+    long built = Files.getLastModifiedTime(jar).toMillis();
+    if (Files.getLastModifiedTime(project.resolve("pom.xml")).toMillis() > built) {
+      return true;
+    }
+    Path src = project.resolve("src");
+    if (!Files.isDirectory(src)) {
+      return false;
+    }
+    try (Stream<Path> files = Files.walk(src)) {
+      return files.filter(Files::isRegularFile).anyMatch(f -> {
+        try {
+          return Files.getLastModifiedTime(f).toMillis() > built;
+        } catch (IOException e) {
+          return true;
+        }
+      });
+    }
+  }
+
   private Path jar() throws IOException {
     Path target = project.resolve("target");
     if (!Files.isDirectory(target)) {
@@ -90,8 +120,13 @@ public final class SparkClassic {
     }
   }
 
-  /** Runs WordCount on {@code input} with {@code local[threads]}, output into {@code out} (a new directory). */
-  public Result wordCount(Path input, int threads, Path out, Path log, Progress progress) throws Exception {
+  /**
+   * Runs WordCount on {@code input} with {@code local[threads]}: {@code warmups} untimed runs,
+   * then {@code repeats} timed runs, in one JVM, into {@code out/warmup-N} and {@code out/run-N}
+   * ({@code out} must not exist).
+   */
+  public List<Result> wordCount(Path input, int threads, Path out, Path log, Progress progress, int warmups,
+                                int repeats) throws Exception {
     Path jar = runnerJar(progress);
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -106,30 +141,38 @@ public final class SparkClassic {
     cmd.add(input.toAbsolutePath().toString());
     cmd.add(Integer.toString(threads));
     cmd.add(out.toAbsolutePath().toString());
+    cmd.add(Integer.toString(warmups));
+    cmd.add(Integer.toString(repeats));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(log.toFile());
     pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
-    progress.phase("job");
+    progress.phase(warmups > 0 ? "warm-up and job" : "job");
     long t0 = System.nanoTime();
     Process p = pb.start();
-    Result r = null;
+    List<Result> runs = new ArrayList<>();
     StringBuilder stdout = new StringBuilder();
     try (BufferedReader br = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line = br.readLine(); line != null; line = br.readLine()) {
         stdout.append(line).append('\n');
         Matcher m = RESULT.matcher(line.trim());
         if (m.matches()) {
-          r = new Result(Double.parseDouble(m.group(1)), Double.parseDouble(m.group(2)), 0);
+          String run = m.group(3);
+          boolean warmup = run.startsWith("warmup-");
+          int n = Integer.parseInt(warmup ? run.substring("warmup-".length()) : run) - 1;
+          runs.add(new Result(warmup, n, Double.parseDouble(m.group(1)), Double.parseDouble(m.group(2)), 0,
+              out.resolve(warmup ? run : "run-" + run)));
+          progress.update((double) runs.size() / (warmups + repeats));
         }
       }
     }
     int rc = p.waitFor();
     double wall = (System.nanoTime() - t0) / 1e9;
-    if (rc != 0 || r == null) {
+    if (rc != 0 || runs.size() != warmups + repeats) {
       String err = Files.exists(log) ? tail(Files.readString(log, StandardCharsets.UTF_8), 15) : "";
-      throw new IllegalStateException("Spark WordCount failed (exit " + rc + "): " + stdout.toString().strip()
-          + (err.isEmpty() ? "" : "\n" + err));
+      throw new IllegalStateException("Spark WordCount failed (exit " + rc + ", " + runs.size() + " of "
+          + (warmups + repeats) + " runs reported): " + stdout.toString().strip() + (err.isEmpty() ? "" : "\n" + err));
     }
-    return new Result(r.contextSeconds(), r.jobSeconds(), wall);
+    return runs.stream().map(r -> new Result(r.warmup(), r.run(), r.contextSeconds(), r.jobSeconds(), wall,
+        r.output())).toList();
   }
 
   static String tail(String s, int lines) {

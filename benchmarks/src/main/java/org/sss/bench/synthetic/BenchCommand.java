@@ -24,7 +24,8 @@ import picocli.CommandLine.Parameters;
         "and the classic jobs (RandomTextWriter, WordCount, Pi) on SSS, Hadoop and Spark (workload=classic files).",
         "Each PARAMS file is a properties file with the paper's parameter names (see benchmarks/params/).",
         "Without --cluster, SSS runs on an embedded cluster of 'nodes' nodes, started once (untimed) and kept",
-        "for every later run with that node count, as a deployed cluster is."})
+        "for every later run with that node count, as a deployed cluster is. Every point runs 'repeats' timed",
+        "times per engine (median and range reported), after 'warmups' untimed runs of each series' first point."})
 public final class BenchCommand implements Callable<Integer> {
   @Parameters(paramLabel = "PARAMS", arity = "1..*", description = "parameter files (.properties)")
   List<Path> files;
@@ -108,7 +109,7 @@ public final class BenchCommand implements Callable<Integer> {
         List<ClassicBench.Outcome> outcomes = new ClassicBench(clusterFile, Progress.console(), console)
             .run(plan, report);
         console.println();
-        console.println(plan.name() + ": " + plan.describe() + ", seconds");
+        console.println(plan.name() + ": " + plan.describe() + "; seconds: " + plan.describeRuns());
         console.print(ClassicReport.table(outcomes, false));
         console.println();
         console.flush();
@@ -191,38 +192,49 @@ public final class BenchCommand implements Callable<Integer> {
       this.console = console;
     }
 
+    /**
+     * Runs every workload: for each point and engine, {@code repeats} timed runs; before a
+     * series' (engine and combiner setting) first timed run in a workload, {@code warmups}
+     * untimed runs of that same point, recorded as warm-ups. So no timed figure pays for a
+     * cold JVM (class loading, JIT compilation), cold caches or first connections: SSS's
+     * embedded cluster and Hadoop's local runner both live in this JVM, and each has run the
+     * workload's code before its first timed run.
+     */
     public List<Record> run(List<SweepPlan.Workload> workloads, Report report) throws Exception {
       List<Record> records = new ArrayList<>();
       SssCluster remote = clusterFile == null ? null : SssCluster.remote(clusterFile);
       try {
         for (SweepPlan.Workload w : workloads) {
           List<Record> mine = new ArrayList<>();
+          java.util.Set<String> warmed = new java.util.HashSet<>();
           for (SweepPlan.Point p : w.points()) {
             String point = (p.value().isEmpty() ? "" : p.param() + "=" + p.value())
                 + (p.params().combinerEnabled() ? " combiner" : "");
             for (String engine : w.engines()) {
               if (engine.equals("hadoop") && p.params().partitionMethod() != SyntheticParams.PartitionMethod.AVERAGE) {
-                Record r = new Record(p, engine, 0, null, "skipped: Hadoop cannot place reducers, partitionMethod="
-                    + p.params().partitionMethod().label() + " runs on SSS only");
+                Record r = new Record(p, engine, false, 0, null, "skipped: Hadoop cannot place reducers, "
+                    + "partitionMethod=" + p.params().partitionMethod().label() + " runs on SSS only");
                 mine.add(r);
                 progress.say(w.name() + " " + point + " hadoop: " + r.note());
                 continue;
               }
-              for (int rep = 0; rep < w.repeats(); rep++) {
-                progress.run(w.name(), point + (w.repeats() > 1 ? " #" + (rep + 1) : ""), engine);
-                Record r;
-                try {
-                  RunResult res = engine.equals("sss") ? runSss(p.params(), remote) : runHadoop(p.params(), w);
-                  r = new Record(p, engine, rep, res, res.verified() ? "" : res.problem());
-                  progress.say(String.format("%s %s %s: load %.2f s, job %.2f s, %s", w.name(), point, engine,
-                      res.loadSeconds(), res.jobSeconds(), res.verified() ? "verified" : "NOT VERIFIED: " + res.problem()));
-                } catch (Exception e) {
-                  String msg = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse("");
-                  r = new Record(p, engine, rep, null, "failed: " + msg);
-                  progress.say(w.name() + " " + point + " " + engine + " FAILED: " + msg);
-                  if (Boolean.getBoolean("sss.debug")) {
-                    e.printStackTrace();
-                  }
+              String series = engine + (p.params().combinerEnabled() ? "+combiner" : "");
+              int warmups = warmed.add(series) ? w.warmups() : 0;
+              for (int i = 0; i < warmups + w.repeats(); i++) {
+                boolean warmup = i < warmups;
+                int run = warmup ? i : i - warmups;
+                String label = warmup ? "warm-up" + (warmups > 1 ? " " + (run + 1) : "")
+                    : w.repeats() > 1 ? "#" + (run + 1) : "";
+                progress.run(w.name(), point + (label.isEmpty() ? "" : " " + label), engine);
+                Record r = runOne(w, p, engine, warmup, run, remote);
+                String what = w.name() + " " + point + " " + engine + (label.isEmpty() ? "" : " " + label);
+                if (r.result() != null) {
+                  RunResult res = r.result();
+                  progress.say(String.format("%s: load %.2f s, job %.2f s, %s%s", what, res.loadSeconds(),
+                      res.jobSeconds(), res.verified() ? "verified" : "NOT VERIFIED: " + res.problem(),
+                      warmup ? " (warm-up, untimed)" : ""));
+                } else {
+                  progress.say(what + " FAILED: " + r.note().substring("failed: ".length()));
                 }
                 mine.add(r);
                 if (report != null) {
@@ -250,6 +262,20 @@ public final class BenchCommand implements Callable<Integer> {
         embedded.clear();
       }
       return records;
+    }
+
+    private Record runOne(SweepPlan.Workload w, SweepPlan.Point p, String engine, boolean warmup, int run,
+                          SssCluster remote) {
+      try {
+        RunResult res = engine.equals("sss") ? runSss(p.params(), remote) : runHadoop(p.params(), w);
+        return new Record(p, engine, warmup, run, res, res.verified() ? "" : res.problem());
+      } catch (Exception e) {
+        String msg = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse("");
+        if (Boolean.getBoolean("sss.debug")) {
+          e.printStackTrace();
+        }
+        return new Record(p, engine, warmup, run, null, "failed: " + msg);
+      }
     }
 
     private RunResult runSss(SyntheticParams p, SssCluster remote) throws Exception {

@@ -6,6 +6,7 @@ import org.apache.hadoop.io.BytesWritable;
 import org.apache.hadoop.io.LongWritable;
 import org.apache.hadoop.mapreduce.Mapper;
 import org.apache.hadoop.mapreduce.Reducer;
+import org.apache.hadoop.mapreduce.lib.partition.HashPartitioner;
 
 /** The synthetic workload as Hadoop MapReduce code, sharing its logic with the SSS version. */
 public final class HadoopSynthetic {
@@ -22,6 +23,10 @@ public final class HadoopSynthetic {
     return c.getLong(PREFIX + name, 0);
   }
 
+  static Fault faultOf(Configuration c) {
+    return Fault.parse(c.get(Fault.CONFIG, ""));
+  }
+
   /** Emits mapoutKeyCount/initialKeyCount pairs per input pair. */
   public static final class SynthMapper extends Mapper<LongWritable, BytesWritable, LongWritable, BytesWritable> {
     private SyntheticData.MapLogic logic;
@@ -34,7 +39,7 @@ public final class HadoopSynthetic {
     protected void setup(Context context) {
       Configuration c = context.getConfiguration();
       logic = new SyntheticData.MapLogic(longOf(c, "initialKeyCount"), longOf(c, "mapoutKeyCount"), longOf(c, "mapoutUniqueKeyCount"),
-          (int) longOf(c, "initialValueLength"), (int) longOf(c, "mapoutValueLength"));
+          (int) longOf(c, "initialValueLength"), (int) longOf(c, "mapoutValueLength"), faultOf(c));
     }
 
     @Override
@@ -94,40 +99,56 @@ public final class HadoopSynthetic {
     }
   }
 
-  /** One output value per key, carrying what the key received. */
+  /** One output value per group, carrying what the group received (see {@link SyntheticData.ReduceLogic}). */
   public static final class SynthReducer extends Reducer<LongWritable, BytesWritable, LongWritable, BytesWritable> {
     private SyntheticData.ReduceLogic logic;
-    private final SyntheticData.Aggregate acc = new SyntheticData.Aggregate();
     private final BytesWritable outValue = new BytesWritable();
-    private long valueTotal;
-    private long crcTotal;
-    private long keyTotal;
 
     @Override
     protected void setup(Context context) {
-      logic = new SyntheticData.ReduceLogic((int) longOf(context.getConfiguration(), "reduceoutValueLength"));
+      Configuration c = context.getConfiguration();
+      logic = new SyntheticData.ReduceLogic((int) longOf(c, "reduceoutValueLength"), faultOf(c));
     }
 
     @Override
     protected void reduce(LongWritable key, Iterable<BytesWritable> values, Context context)
         throws IOException, InterruptedException {
-      acc.reset();
-      for (BytesWritable v : values) {
-        acc.add(v.getBytes(), 0, v.getLength());
+      SyntheticData.PairSink sink = (k, v) -> {
+        outValue.set(v, 0, v.length);
+        context.write(key, outValue);
+      };
+      try {
+        logic.start(key.get());
+        for (BytesWritable v : values) {
+          logic.add(v.getBytes(), 0, v.getLength(), sink);
+        }
+        logic.finish(sink);
+      } catch (IOException | InterruptedException | RuntimeException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new IOException(e);
       }
-      valueTotal += acc.count;
-      crcTotal += acc.crcSum;
-      keyTotal++;
-      byte[] out = logic.output(key.get(), acc);
-      outValue.set(out, 0, out.length);
-      context.write(key, outValue);
     }
 
     @Override
     protected void cleanup(Context context) {
-      context.getCounter(GROUP, SyntheticData.REDUCE_VALUES).increment(valueTotal);
-      context.getCounter(GROUP, SyntheticData.REDUCE_CRC).increment(crcTotal);
-      context.getCounter(GROUP, SyntheticData.REDUCE_KEYS).increment(keyTotal);
+      context.getCounter(GROUP, SyntheticData.REDUCE_VALUES).increment(logic.values);
+      context.getCounter(GROUP, SyntheticData.REDUCE_CRC).increment(logic.crcSum);
+      context.getCounter(GROUP, SyntheticData.REDUCE_KEYS).increment(logic.groups);
+      context.getCounter(GROUP, SyntheticData.REDUCE_DIGEST).increment(logic.digest);
+    }
+  }
+
+  /**
+   * For {@link Fault#WRONG_PARTITION}: key 0 goes to the reduce task after the one
+   * {@link HashPartitioner} names, so its output lands in another part file; every other key
+   * where HashPartitioner puts it.
+   */
+  public static final class MisplacingPartitioner extends HashPartitioner<LongWritable, BytesWritable> {
+    @Override
+    public int getPartition(LongWritable key, BytesWritable value, int reduces) {
+      int hashed = super.getPartition(key, value, reduces);
+      return key.get() == Fault.KEY ? (hashed + 1) % reduces : hashed;
     }
   }
 }

@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.io.BytesWritable;
@@ -23,8 +22,10 @@ import org.apache.hadoop.mapreduce.lib.output.SequenceFileOutputFormat;
 /**
  * Runs synthetic points as Hadoop MapReduce jobs through the Hadoop client: the input is written
  * as one SequenceFile of (LongWritable, BytesWritable) per node (load phase; key i goes to file
- * i mod nodes), the job runs with {@code nodes} reduce tasks (job phase), and its output
- * SequenceFiles and counters are verified like SSS's.
+ * i mod nodes), the job runs with {@code nodes} reduce tasks (job phase, timed by
+ * {@link JobClock}), and its counters and output SequenceFiles are verified like SSS's
+ * ({@link HadoopOutputCheck}: every pair in the part file its partitioner names, and a sample
+ * by key).
  *
  * <p>Without a Hadoop configuration directory the job runs on the local job runner, on the local
  * file system, with {@code nodes x threadsPerNode} map and reduce threads (the same threads SSS
@@ -32,10 +33,17 @@ import org.apache.hadoop.mapreduce.lib.output.SequenceFileOutputFormat;
  */
 public final class HadoopSyntheticRunner {
   private final java.nio.file.Path confDir;
+  private final Fault fault;
 
   /** @param confDir a Hadoop configuration directory (core-site.xml, ...), or null for the local job runner */
   public HadoopSyntheticRunner(java.nio.file.Path confDir) {
+    this(confDir, Fault.NONE);
+  }
+
+  /** A runner whose jobs produce {@code fault} (for tests of the verification). */
+  HadoopSyntheticRunner(java.nio.file.Path confDir, Fault fault) {
     this.confDir = confDir;
+    this.fault = fault;
   }
 
   Configuration configuration(SyntheticParams p, java.nio.file.Path localWork) throws IOException {
@@ -109,35 +117,42 @@ public final class HadoopSyntheticRunner {
       job.setOutputKeyClass(LongWritable.class);
       job.setOutputValueClass(BytesWritable.class);
       job.setNumReduceTasks(p.nodes());
+      if (fault != Fault.NONE) {
+        job.getConfiguration().set(Fault.CONFIG, fault.label());
+        if (fault == Fault.WRONG_PARTITION) {
+          job.setPartitionerClass(HadoopSynthetic.MisplacingPartitioner.class);
+        }
+      }
 
       progress.phase("job");
       long t1 = System.nanoTime();
       job.submit();
-      while (!job.isComplete()) {
-        progress.update((job.mapProgress() + job.reduceProgress()) / 2);
-        Thread.sleep(100);
-      }
-      double jobSeconds = (System.nanoTime() - t1) / 1e9;
+      double jobSeconds = JobClock.waitFor(t1, job::isComplete, () -> {
+        try {
+          progress.update((job.mapProgress() + job.reduceProgress()) / 2);
+        } catch (IOException ignored) {
+          // progress only
+        }
+      });
       if (!job.isSuccessful()) {
         throw new IllegalStateException("Hadoop job " + job.getJobID() + " failed: " + job.getStatus().getFailureInfo());
       }
 
       progress.phase("verify");
       Counters counters = job.getCounters();
-      SyntheticData.Observed seen = new SyntheticData.Observed();
-      seen.inputRecords = counters.findCounter(HadoopSynthetic.GROUP, SyntheticData.INPUT_RECORDS).getValue();
-      seen.inputCrc = counters.findCounter(HadoopSynthetic.GROUP, SyntheticData.INPUT_CRC).getValue();
-      seen.values = counters.findCounter(HadoopSynthetic.GROUP, SyntheticData.REDUCE_VALUES).getValue();
-      seen.valueCrc = counters.findCounter(HadoopSynthetic.GROUP, SyntheticData.REDUCE_CRC).getValue();
-      for (FileStatus st : fs.listStatus(output, path -> path.getName().startsWith("part-"))) {
-        try (SequenceFile.Reader r = new SequenceFile.Reader(conf, SequenceFile.Reader.file(st.getPath()))) {
-          while (r.next(k, v)) {
-            seen.addOutput(k.get(), v.getBytes(), 0, v.getLength(), p.reduceoutValueLength());
-          }
-        }
-      }
-      String problem = seen.compare(SyntheticData.Expected.compute(p, null, p.nodes()));
-      return new RunResult(load, jobSeconds, problem.isEmpty(), problem, counterMap(counters));
+      Expected expected = Expected.compute(p, null, p.nodes());
+      Observed seen = new Observed(expected.keys());
+      seen.inputRecords = counter(counters, SyntheticData.INPUT_RECORDS);
+      seen.inputCrc = counter(counters, SyntheticData.INPUT_CRC);
+      seen.values = counter(counters, SyntheticData.REDUCE_VALUES);
+      seen.valueCrc = counter(counters, SyntheticData.REDUCE_CRC);
+      seen.reduceKeys = counter(counters, SyntheticData.REDUCE_KEYS);
+      seen.reduceDigest = counter(counters, SyntheticData.REDUCE_DIGEST);
+      int byKey = HadoopOutputCheck.read(conf, fs, output, p.nodes(), expected, seen);
+      String problem = seen.compare(expected);
+      Map<String, Long> shown = counterMap(counters);
+      shown.put("verify.keysReadByKey", (long) byKey);
+      return new RunResult(load, jobSeconds, problem.isEmpty(), problem, shown);
     } finally {
       try {
         fs.delete(work, true);
@@ -145,6 +160,10 @@ public final class HadoopSyntheticRunner {
         deleteTree(localWork);
       }
     }
+  }
+
+  private static long counter(Counters counters, String name) {
+    return counters.findCounter(HadoopSynthetic.GROUP, name).getValue();
   }
 
   /** Hadoop's task counters and the benchmark's own, by short name. */

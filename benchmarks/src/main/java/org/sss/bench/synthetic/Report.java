@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -15,14 +14,22 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
-/** The console tables, and in the output directory results.csv, report.md and the plots. */
+/**
+ * The console tables, and in the output directory results.csv (every run, warm-ups marked),
+ * summary.csv (per point, engine and phase: runs, median, range), report.md and the plots.
+ * Every figure in a table is the median of the point's timed runs; warm-ups are listed apart and
+ * never enter a median.
+ */
 public final class Report {
-  public static final String CSV_HEADER = "workload,param,value,engine,combiner,phase,seconds,verified";
+  public static final String CSV_HEADER = "workload,param,value,engine,combiner,kind,run,phase,seconds,verified";
+  public static final String SUMMARY_HEADER =
+      "workload,param,value,engine,combiner,phase,warmups,runs,median,min,max,verified";
   /** Counters shown in the report, per engine. */
   static final List<String> SSS_COUNTERS = List.of("map.recordsOut", "map.recordsShuffled", "map.bytesShuffled",
-      "reduce.recordsIn", "reduce.recordsOut", "map.millis", "reduce.millis");
+      "reduce.recordsIn", "reduce.recordsOut", "map.millis", "reduce.millis", "verify.keysReadByKey");
   static final List<String> HADOOP_COUNTERS = List.of("MAP_OUTPUT_RECORDS", "COMBINE_OUTPUT_RECORDS",
-      "REDUCE_INPUT_RECORDS", "REDUCE_SHUFFLE_BYTES", "SPILLED_RECORDS", "REDUCE_OUTPUT_RECORDS", "GC_TIME_MILLIS");
+      "REDUCE_INPUT_RECORDS", "REDUCE_SHUFFLE_BYTES", "SPILLED_RECORDS", "REDUCE_OUTPUT_RECORDS", "GC_TIME_MILLIS",
+      "verify.keysReadByKey");
 
   private final Path dir;
 
@@ -40,7 +47,7 @@ public final class Report {
     }
     var p = r.point();
     String prefix = String.join(",", p.workload(), p.param(), p.value(), r.engine(),
-        Boolean.toString(p.params().combinerEnabled()));
+        Boolean.toString(p.params().combinerEnabled()), r.kind(), Integer.toString(r.run() + 1));
     String rows = prefix + ",load," + seconds(r.result().loadSeconds()) + "," + r.verified() + "\n"
         + prefix + ",job," + seconds(r.result().jobSeconds()) + "," + r.verified() + "\n";
     Files.writeString(dir.resolve("results.csv"), rows, StandardCharsets.UTF_8, StandardOpenOption.APPEND);
@@ -51,30 +58,45 @@ public final class Report {
   }
 
   public static double median(List<Double> xs) {
-    List<Double> s = new ArrayList<>(xs);
-    Collections.sort(s);
-    int n = s.size();
-    return n == 0 ? Double.NaN : n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
+    return Spread.of(xs).median();
+  }
+
+  /** The timed runs' seconds of one phase (load or job) of some records. */
+  static Spread spread(List<Record> rs, boolean load) {
+    return Spread.of(rs.stream().filter(r -> r.timed() && r.result() != null)
+        .map(r -> load ? r.result().loadSeconds() : r.result().jobSeconds()).toList());
+  }
+
+  /** Records of one workload by swept value, then by series, in run order. */
+  private static Map<String, Map<String, List<Record>>> cells(SweepPlan.Workload w, List<Record> all) {
+    Map<String, Map<String, List<Record>>> cells = new LinkedHashMap<>();
+    for (Record r : all) {
+      if (r.point().workload().equals(w.name())) {
+        cells.computeIfAbsent(r.point().value(), v -> new LinkedHashMap<>())
+            .computeIfAbsent(r.series(), s -> new ArrayList<>()).add(r);
+      }
+    }
+    return cells;
   }
 
   /**
-   * The table of one workload: a row per swept value, load and job seconds (median over repeats)
-   * per engine and combiner setting, and the ratio of Hadoop's job time to SSS's.
+   * The table of one workload: a row per swept value; per engine and combiner setting the
+   * median load and job seconds of the timed runs and the job's range (fastest-slowest); and
+   * the ratio of Hadoop's median job time to SSS's. A cell with fewer timed runs than
+   * {@code repeats} (a run failed) says how many it has.
    */
   public static String table(SweepPlan.Workload w, List<Record> all, boolean markdown) {
-    List<Record> recs = all.stream().filter(r -> r.point().workload().equals(w.name())).toList();
+    Map<String, Map<String, List<Record>>> cells = cells(w, all);
     Set<String> series = new LinkedHashSet<>();
-    Map<String, Map<String, List<Record>>> cells = new LinkedHashMap<>();
-    for (Record r : recs) {
-      series.add(r.series());
-      cells.computeIfAbsent(r.point().value(), v -> new LinkedHashMap<>())
-          .computeIfAbsent(r.series(), s -> new ArrayList<>()).add(r);
-    }
+    cells.values().forEach(m -> series.addAll(m.keySet()));
     List<String> header = new ArrayList<>();
     header.add(w.param().isEmpty() ? "point" : w.param());
     for (String s : series) {
       header.add(s + " load s");
       header.add(s + " job s");
+      if (w.repeats() > 1) {
+        header.add(s + " job range");
+      }
     }
     List<String[]> ratios = new ArrayList<>();
     for (String s : series) {
@@ -96,8 +118,11 @@ public final class Report {
       cols.add(row.getKey().isEmpty() ? "-" : row.getKey());
       for (String s : series) {
         List<Record> rs = row.getValue().getOrDefault(s, List.of());
-        cols.add(cell(rs, true));
-        cols.add(cell(rs, false));
+        cols.add(cell(rs, true, w.repeats()));
+        cols.add(cell(rs, false, w.repeats()));
+        if (w.repeats() > 1) {
+          cols.add(spread(rs, false).range());
+        }
       }
       for (String[] ratio : ratios) {
         double a = jobMedian(row.getValue().getOrDefault(ratio[0], List.of()));
@@ -110,26 +135,63 @@ public final class Report {
   }
 
   static double jobMedian(List<Record> rs) {
-    List<Double> xs = rs.stream().filter(r -> r.result() != null).map(r -> r.result().jobSeconds()).toList();
-    return median(xs);
+    return spread(rs, false).median();
   }
 
-  private static String cell(List<Record> rs, boolean load) {
-    List<Double> xs = new ArrayList<>();
-    boolean bad = false;
-    String note = null;
-    for (Record r : rs) {
-      if (r.result() == null) {
-        note = r.note().startsWith("skipped") ? "n/a" : "FAILED";
-        continue;
+  private static String cell(List<Record> rs, boolean load, int repeats) {
+    Spread sp = spread(rs, load);
+    boolean bad = rs.stream().anyMatch(r -> r.timed() && r.result() != null && !r.verified());
+    if (sp.runs() == 0) {
+      String note = "-";
+      for (Record r : rs) {
+        if (r.timed() && r.result() == null) {
+          note = r.note().startsWith("skipped") ? "n/a" : "FAILED";
+        }
       }
-      xs.add(load ? r.result().loadSeconds() : r.result().jobSeconds());
-      bad |= !r.verified();
+      return note;
     }
-    if (xs.isEmpty()) {
-      return note == null ? "-" : note;
+    return String.format(Locale.ROOT, "%.2f", sp.median()) + (sp.runs() < repeats ? " (n=" + sp.runs() + ")" : "")
+        + (bad ? " (UNVERIFIED)" : "");
+  }
+
+  /** The warm-up runs of one workload (untimed, in no median): point, series, seconds, verified. */
+  public static String warmupTable(SweepPlan.Workload w, List<Record> all, boolean markdown) {
+    List<String> header = List.of(w.param().isEmpty() ? "point" : w.param(), "series", "run", "load s", "job s",
+        "verified");
+    List<List<String>> rows = new ArrayList<>();
+    for (Record r : all) {
+      if (r.point().workload().equals(w.name()) && r.warmup()) {
+        rows.add(List.of(r.point().value().isEmpty() ? "-" : r.point().value(), r.series(),
+            "warm-up " + (r.run() + 1), r.result() == null ? "-" : String.format(Locale.ROOT, "%.2f",
+                r.result().loadSeconds()), r.result() == null ? "FAILED" : String.format(Locale.ROOT, "%.2f",
+                r.result().jobSeconds()), r.result() == null ? "-" : r.verified() ? "yes" : "NO"));
+      }
     }
-    return String.format(Locale.ROOT, "%.2f", median(xs)) + (bad ? " (UNVERIFIED)" : "");
+    return rows.isEmpty() ? "" : format(header, rows, markdown);
+  }
+
+  /** summary.csv's rows of one workload: per point, series and phase, the timed runs' median and range. */
+  static List<String> summaryRows(SweepPlan.Workload w, List<Record> all) {
+    List<String> out = new ArrayList<>();
+    for (Map<String, List<Record>> bySeries : cells(w, all).values()) {
+      for (List<Record> rs : bySeries.values()) {
+        Record first = rs.get(0);
+        if (first.result() == null && first.note().startsWith("skipped")) {
+          continue;
+        }
+        var p = first.point();
+        long warmups = rs.stream().filter(Record::warmup).count();
+        boolean verified = rs.stream().allMatch(Record::verified);
+        for (boolean load : new boolean[] {true, false}) {
+          Spread sp = spread(rs, load);
+          out.add(String.join(",", p.workload(), p.param(), p.value(), first.engine(),
+              Boolean.toString(p.params().combinerEnabled()), load ? "load" : "job", Long.toString(warmups),
+              Integer.toString(sp.runs()), seconds(sp.median()), seconds(sp.min()), seconds(sp.max()),
+              Boolean.toString(verified)));
+        }
+      }
+    }
+    return out;
   }
 
   static String format(List<String> header, List<List<String>> rows, boolean markdown) {
@@ -176,25 +238,51 @@ public final class Report {
   /** The title line of a workload's table. */
   public static String title(SweepPlan.Workload w) {
     return w.name() + (w.param().isEmpty() ? "" : " (sweep " + w.param() + ", total " + Sizes.format(w.totalBytes()) + ")")
-        + ", seconds" + (w.repeats() > 1 ? " (median of " + w.repeats() + ")" : "");
+        + ", seconds: " + runs(w);
   }
 
-  /** Writes report.md and a plot per swept workload. */
+  /** How many runs each figure is: "median of 3 timed runs (range: fastest-slowest), after 1 warm-up run ...". */
+  public static String runs(SweepPlan.Workload w) {
+    return (w.repeats() == 1 ? "1 timed run per point and engine" : "median of " + w.repeats()
+        + " timed runs per point and engine (range: fastest-slowest)") + ", after " + (w.warmups() == 0
+        ? "no warm-up run" : w.warmups() + " untimed warm-up run" + (w.warmups() == 1 ? "" : "s")
+        + " of each series' first point");
+  }
+
+  /** The report's account of how the figures were taken (the clock, warm-ups, runs, verification). */
+  static final String METHOD = "Times are wall-clock seconds seen by the client, on one clock for both engines: "
+      + "*load* stores the input in each engine's natural storage (SSS: the bulk writer into a table; Hadoop: one "
+      + "SequenceFile per node); *job* runs from just before the job's submission (SSS: `client.submit`; Hadoop: "
+      + "`Job.submit`) to the first of a series of polls, every " + JobClock.POLL_MILLIS + " ms on both engines, that "
+      + "sees the job complete (SSS: `RunningJob.isDone`, set when the coordinator has committed the output; "
+      + "Hadoop: `Job.isComplete`, set by the local runner after the output committer's commitJob). "
+      + "Every point runs `repeats` timed times per engine; a table gives the median of the timed runs and, for "
+      + "the job, their range (fastest-slowest); `summary.csv` has both for every phase. Before a series' (engine "
+      + "and combiner setting) first timed run, `warmups` untimed runs of that same point warm its code (class "
+      + "loading, JIT) on both engines alike: SSS's embedded cluster and Hadoop's local runner live in the "
+      + "benchmark's JVM. Warm-ups are listed apart and enter no median. Every run, warm-ups too, is verified "
+      + "outside the timed phases: the job's counters (input records and checksum, values and checksum reduced, "
+      + "the number of reduce groups, and a digest of every group's key, value count and checksum), every output "
+      + "pair read where it is stored (in the partition or part file its key's hash names; per key, the exact "
+      + "multiset of output values), and a sample of keys read by key. Without `--cluster`, SSS runs on an "
+      + "embedded cluster started once per node count (untimed) and kept for later runs, as a deployed cluster is; "
+      + "every run creates and drops its own tables.";
+
+  /** Writes report.md, summary.csv and a plot per swept workload. */
   public void finish(List<SweepPlan.Workload> workloads, List<Record> records, String command, String machine)
       throws IOException {
     StringBuilder md = new StringBuilder();
     md.append("# Synthetic benchmark: SSS and Hadoop MapReduce\n\n");
     md.append("Command:\n\n```\n").append(command).append("\n```\n\n");
     md.append("Machine:\n\n```\n").append(machine.strip()).append("\n```\n\n");
-    md.append("Times are wall-clock seconds seen by the client: *load* stores the input in each engine's natural "
-        + "storage (SSS: the bulk writer into a table; Hadoop: one SequenceFile per node), *job* runs the map/reduce "
-        + "job from submission to completion. Every run is verified afterwards (counters and a scan of the output), "
-        + "outside the timed phases. Without `--cluster`, SSS runs on an embedded cluster started once per node count "
-        + "(untimed) and kept for later runs, as a deployed cluster is; every run creates and drops its own tables.\n\n");
+    md.append(METHOD).append("\n\n");
+    List<String> summary = new ArrayList<>();
+    summary.add(SUMMARY_HEADER);
     for (SweepPlan.Workload w : workloads) {
+      summary.addAll(summaryRows(w, records));
       md.append("## ").append(w.name()).append("\n\n");
       md.append("From `").append(w.source()).append("`; engines ").append(String.join(", ", w.engines()))
-          .append(w.repeats() > 1 ? "; median of " + w.repeats() + " repeats" : "").append(".\n\n");
+          .append("; ").append(runs(w)).append(".\n\n");
       Set<String> shapes = new LinkedHashSet<>();
       for (SweepPlan.Point p : w.points()) {
         shapes.add((p.value().isEmpty() ? "" : p.param() + "=" + p.value() + ": ") + p.params().describe());
@@ -203,6 +291,10 @@ public final class Report {
         md.append("- ").append(s).append('\n');
       }
       md.append('\n').append(table(w, records, true)).append('\n');
+      String warm = warmupTable(w, records, true);
+      if (!warm.isEmpty()) {
+        md.append("Warm-up runs (untimed, in no figure above):\n\n").append(warm).append('\n');
+      }
       Path png = dir.resolve(w.name() + ".png");
       if (Plots.plot(w, records, png)) {
         md.append("![").append(w.name()).append("](").append(png.getFileName()).append(")\n\n");
@@ -213,17 +305,19 @@ public final class Report {
       for (Record r : notes) {
         String n = r.note() != null ? r.note() : r.result().problem();
         if (seen.add(r.engine() + ": " + n)) {
-          md.append("- **").append(r.engine()).append("** ").append(r.point().value().isEmpty() ? ""
-              : r.point().param() + "=" + r.point().value() + ": ").append(n).append('\n');
+          md.append("- **").append(r.series()).append("** ").append(r.point().value().isEmpty() ? ""
+              : r.point().param() + "=" + r.point().value() + ": ").append(r.warmup() ? "(warm-up) " : "")
+              .append(n).append('\n');
         }
       }
       if (!seen.isEmpty()) {
         md.append('\n');
       }
-      md.append("Counters (first repeat):\n\n");
+      md.append("Counters (first timed run):\n\n");
       md.append(counterTable(w, records)).append('\n');
     }
     Files.writeString(dir.resolve("report.md"), md.toString(), StandardCharsets.UTF_8);
+    Files.write(dir.resolve("summary.csv"), summary, StandardCharsets.UTF_8);
     Files.writeString(dir.resolve("command.txt"), command + "\n", StandardCharsets.UTF_8);
     Files.writeString(dir.resolve("machine.txt"), machine, StandardCharsets.UTF_8);
   }
@@ -232,7 +326,7 @@ public final class Report {
     List<String> header = List.of(w.param().isEmpty() ? "point" : w.param(), "run", "counters");
     List<List<String>> rows = new ArrayList<>();
     for (Record r : records) {
-      if (!r.point().workload().equals(w.name()) || r.result() == null || r.repeat() != 0) {
+      if (!r.point().workload().equals(w.name()) || r.result() == null || r.warmup() || r.run() != 0) {
         continue;
       }
       List<String> names = r.engine().equals("sss") ? SSS_COUNTERS : HADOOP_COUNTERS;

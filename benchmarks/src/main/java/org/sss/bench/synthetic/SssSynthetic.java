@@ -36,6 +36,10 @@ public final class SssSynthetic {
     return Long.parseLong(c.get(PREFIX + name, "0"));
   }
 
+  static Fault faultOf(TaskContext c) {
+    return Fault.parse(c.get(Fault.CONFIG, ""));
+  }
+
   /** Emits mapoutKeyCount/initialKeyCount pairs per input pair. */
   public static final class SynthMapper implements Mapper<Long, byte[], Long, byte[]> {
     private SyntheticData.MapLogic logic;
@@ -47,7 +51,8 @@ public final class SssSynthetic {
     @Override
     public void setup(TaskContext context) {
       logic = new SyntheticData.MapLogic(longOf(context, "initialKeyCount"), longOf(context, "mapoutKeyCount"), longOf(context, "mapoutUniqueKeyCount"),
-          (int) longOf(context, "initialValueLength"), (int) longOf(context, "mapoutValueLength"));
+          (int) longOf(context, "initialValueLength"), (int) longOf(context, "mapoutValueLength"),
+          faultOf(context));
       records = context.counter(SyntheticData.INPUT_RECORDS);
       crc = context.counter(SyntheticData.INPUT_CRC);
     }
@@ -89,42 +94,63 @@ public final class SssSynthetic {
     }
   }
 
-  /** One output value per key, carrying what the key received. */
+  /** One output value per group, carrying what the group received (see {@link SyntheticData.ReduceLogic}). */
   public static final class SynthReducer implements Reducer<Long, byte[], Long, byte[]> {
     private SyntheticData.ReduceLogic logic;
-    private final SyntheticData.Aggregate acc = new SyntheticData.Aggregate();
     private TaskContext.Counter values;
     private TaskContext.Counter crc;
     private TaskContext.Counter keys;
-    private long valueTotal;
-    private long crcTotal;
-    private long keyTotal;
+    private TaskContext.Counter digest;
 
     @Override
     public void setup(TaskContext context) {
-      logic = new SyntheticData.ReduceLogic((int) longOf(context, "reduceoutValueLength"));
+      logic = new SyntheticData.ReduceLogic((int) longOf(context, "reduceoutValueLength"), faultOf(context));
       values = context.counter(SyntheticData.REDUCE_VALUES);
       crc = context.counter(SyntheticData.REDUCE_CRC);
       keys = context.counter(SyntheticData.REDUCE_KEYS);
+      digest = context.counter(SyntheticData.REDUCE_DIGEST);
     }
 
     @Override
-    public void reduce(Long key, Iterable<byte[]> in, Emitter<Long, byte[]> out) {
-      acc.reset();
+    public void reduce(Long key, Iterable<byte[]> in, Emitter<Long, byte[]> out) throws Exception {
+      SyntheticData.PairSink sink = (k, v) -> out.emit(k, v);
+      logic.start(key);
       for (byte[] v : in) {
-        acc.add(v, 0, v.length);
+        logic.add(v, 0, v.length, sink);
       }
-      valueTotal += acc.count;
-      crcTotal += acc.crcSum;
-      keyTotal++;
-      out.emit(key, logic.output(key, acc));
+      logic.finish(sink);
     }
 
     @Override
     public void cleanup(Emitter<Long, byte[]> out) {
-      values.increment(valueTotal);
-      crc.increment(crcTotal);
-      keys.increment(keyTotal);
+      values.increment(logic.values);
+      crc.increment(logic.crcSum);
+      keys.increment(logic.groups);
+      digest.increment(logic.digest);
+    }
+  }
+
+  /**
+   * For {@link Fault#WRONG_PARTITION}, as the reduce stage's partitioner: key 0's output goes to
+   * a partition its hash does not name, on another node when there is one; every other key to
+   * its hash partition.
+   */
+  public static final class MisplacingPartitioner implements Partitioner {
+    private static final byte[] KEY = org.sss.core.keys.KeyCodec.encodeLong(Fault.KEY);
+
+    @Override
+    public int partition(byte[] encodedKey, PartitionMap map, int sourceNode) {
+      int hashed = map.partitionOf(encodedKey);
+      if (!java.util.Arrays.equals(encodedKey, KEY)) {
+        return hashed;
+      }
+      int node = (map.ownerOf(hashed) + 1) % map.nodes();
+      for (int p : map.partitionsOf(node)) {
+        if (p != hashed) {
+          return p;
+        }
+      }
+      throw new IllegalStateException("a cluster of one partition cannot misplace a key");
     }
   }
 

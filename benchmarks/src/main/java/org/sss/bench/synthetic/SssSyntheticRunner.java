@@ -6,14 +6,11 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.sss.client.BulkWriter;
-import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
-import org.sss.client.TableScan;
 import org.sss.client.cluster.SssCluster;
 import org.sss.client.job.Job;
 import org.sss.client.job.JobResult;
 import org.sss.client.job.StageSummary;
-import org.sss.core.api.Pair;
 import org.sss.core.api.Serdes;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.core.keys.KeyCodec;
@@ -23,19 +20,27 @@ import org.sss.core.proto.TableOptions;
 
 /**
  * Runs synthetic points on SSS: loads the input table with the bulk writer (load phase), runs
- * the map/reduce job (job phase), then verifies the output table and the counters.
+ * the map/reduce job (job phase, timed by {@link JobClock}), then verifies the counters and the
+ * output table ({@link SssOutputCheck}: every pair where it is stored, and a sample by key).
  */
 public final class SssSyntheticRunner {
   private final SssCluster cluster;
   private final boolean shipJar;
+  private final Fault fault;
 
   /**
    * @param cluster a running cluster (embedded or remote); not closed here
    * @param shipJar send the benchmark's JAR with each job (a remote cluster's servers lack it)
    */
   public SssSyntheticRunner(SssCluster cluster, boolean shipJar) {
+    this(cluster, shipJar, Fault.NONE);
+  }
+
+  /** A runner whose jobs produce {@code fault} (for tests of the verification). */
+  SssSyntheticRunner(SssCluster cluster, boolean shipJar, Fault fault) {
     this.cluster = cluster;
     this.shipJar = shipJar;
+    this.fault = fault;
   }
 
   public RunResult run(SyntheticParams p, Progress progress) throws Exception {
@@ -86,38 +91,40 @@ public final class SssSyntheticRunner {
         }
         b.reduce(SssSynthetic.SynthReducer.class, Serdes.LONG, Serdes.BYTES).output(out).overwrite()
             .threads(p.threadsPerNode());
-        if (p.partitionMethod() != SyntheticParams.PartitionMethod.AVERAGE) {
+        boolean multiValued = p.partitionMethod() != SyntheticParams.PartitionMethod.AVERAGE;
+        if (multiValued) {
           // each node reduces its own part of a key: several output values per key
           b.multiValuedOutput();
         }
         SssSynthetic.config(p).forEach(b::config);
+        if (fault != Fault.NONE) {
+          b.config(Fault.CONFIG, fault.label());
+          if (fault == Fault.WRONG_PARTITION) {
+            b.partitionBy(SssSynthetic.MisplacingPartitioner.class); // the reduce stage's: where its output goes
+          }
+        }
         Path jar = shipJar ? ownJar() : null;
         if (jar != null) {
           b.jar(jar);
         }
+        Job job = b.build();
         progress.phase("job");
-        long t1 = System.nanoTime();
-        JobResult r = client.submit(b.build()).await((stage, stages, kind, done, total, rin, rout, bytes, sec) ->
-            progress.update((stage + (total == 0 ? 0 : (double) done / total)) / stages));
-        double job = (System.nanoTime() - t1) / 1e9;
+        JobClock.Timed<JobResult> timed = JobClock.sss(client, job,
+            (stage, stages, kind, done, total, rin, rout, bytes, sec) ->
+                progress.update((stage + (total == 0 ? 0 : (double) done / total)) / stages));
+        JobResult r = timed.value();
 
         progress.phase("verify");
-        SyntheticData.Expected expected = SyntheticData.Expected.compute(p,
-            p.partitionMethod() == SyntheticParams.PartitionMethod.AVERAGE ? null
-                : i -> map.nodeOf(KeyCodec.encodeLong(i)), p.nodes());
-        SyntheticData.Observed seen = new SyntheticData.Observed();
+        Expected expected = Expected.compute(p, multiValued ? i -> map.nodeOf(KeyCodec.encodeLong(i)) : null,
+            p.nodes());
+        Observed seen = new Observed(expected.keys());
         seen.inputRecords = r.counter(SyntheticData.INPUT_RECORDS);
         seen.inputCrc = r.counter(SyntheticData.INPUT_CRC);
         seen.values = r.counter(SyntheticData.REDUCE_VALUES);
         seen.valueCrc = r.counter(SyntheticData.REDUCE_CRC);
-        try (TableScan scan = client.scan(out, ScanOptions.anyOrder())) {
-          while (scan.hasNext()) {
-            Pair pair = scan.next();
-            // keys of a multi-valued table carry a uniquifier after the 8-byte long
-            long key = KeyCodec.decodeLong(pair.key(), 0);
-            seen.addOutput(key, pair.value(), 0, pair.value().length, p.reduceoutValueLength());
-          }
-        }
+        seen.reduceKeys = r.counter(SyntheticData.REDUCE_KEYS);
+        seen.reduceDigest = r.counter(SyntheticData.REDUCE_DIGEST);
+        int byKey = SssOutputCheck.read(client, out, multiValued, expected, seen);
         if (afterJob != null) {
           afterJob.check(client, in, out, r);
         }
@@ -132,7 +139,8 @@ public final class SssSyntheticRunner {
           counters.put(k + "millis", Math.round(s.seconds() * 1000));
         }
         counters.put("reduce.keys", r.counter(SyntheticData.REDUCE_KEYS));
-        return new RunResult(load, job, problem.isEmpty(), problem, counters);
+        counters.put("verify.keysReadByKey", (long) byKey);
+        return new RunResult(load, timed.seconds(), problem.isEmpty(), problem, counters);
       } finally {
         client.dropTable(in, true);
         client.dropTable(out, true);

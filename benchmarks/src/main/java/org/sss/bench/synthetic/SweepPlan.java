@@ -22,8 +22,9 @@ import org.sss.bench.synthetic.SyntheticParams.PartitionMethod;
  * A Java properties file using the paper's names ({@code nodes, initialKeyCount, initialValueLength,
  * mapoutKeyCount, mapoutValueLength, mapoutUniqueKeyCount, reduceoutValueLength, partitionMethod,
  * combinerEnabled, combiningFactor}) plus {@code workload} (a name; default the file's name),
- * {@code totalBytes}, one {@code sweep.PARAM=v1,v2,...}, {@code repeats}, {@code threadsPerNode},
- * {@code engines} and {@code hadoop.conf}. Sizes and counts take binary suffixes (64K, 1M, 32MiB).
+ * {@code totalBytes}, one {@code sweep.PARAM=v1,v2,...}, {@code repeats} (timed runs per point and
+ * engine, default 1), {@code warmups} (untimed runs before each series' first timed run,
+ * default 1), {@code threadsPerNode}, {@code engines} and {@code hadoop.conf}. Sizes and counts take binary suffixes (64K, 1M, 32MiB).
  *
  * <p>A sweep varies one parameter; its partner is derived so that the bytes it stands for stay at
  * {@code totalBytes}, as in the paper's Table 2: initialKeyCount x initialValueLength,
@@ -44,7 +45,7 @@ public final class SweepPlan {
       "mapoutUniqueKeyCount", "reduceoutValueLength", "reduceoutValueLength", "mapoutUniqueKeyCount");
   static final Set<String> KNOWN = new TreeSet<>(List.of("nodes", "initialKeyCount", "initialValueLength",
       "mapoutKeyCount", "mapoutValueLength", "mapoutUniqueKeyCount", "reduceoutValueLength", "partitionMethod",
-      "combinerEnabled", "combiningFactor", "workload", "totalBytes", "repeats", "threadsPerNode", "engines",
+      "combinerEnabled", "combiningFactor", "workload", "totalBytes", "repeats", "warmups", "threadsPerNode", "engines",
       "hadoop.conf"));
   static final Set<String> ENGINES = Set.of("sss", "hadoop");
 
@@ -52,17 +53,25 @@ public final class SweepPlan {
   public static final int DEFAULT_NODES = 4;
   public static final int DEFAULT_THREADS_PER_NODE = 1;
   public static final int DEFAULT_COMBINING_FACTOR = 64;
+  public static final int DEFAULT_REPEATS = 1;
+  public static final int DEFAULT_WARMUPS = 1;
 
   private SweepPlan() {}
 
   /** One run's parameters and where it sits in its sweep. */
   public record Point(String workload, String param, String value, double x, SyntheticParams params) {}
 
-  /** A named sweep from one file. */
+  /**
+   * A named sweep from one file.
+   *
+   * @param repeats timed runs of every point on every engine
+   * @param warmups untimed runs of each series' (engine and combiner setting) first point, before
+   *                its first timed run
+   */
   public record Workload(String name, Path source, String param, long totalBytes, List<Point> points, int repeats,
-                         List<String> engines, Path hadoopConf) {
+                         int warmups, List<String> engines, Path hadoopConf) {
     public Workload withEngines(List<String> e) {
-      return new Workload(name, source, param, totalBytes, points, repeats, e, hadoopConf);
+      return new Workload(name, source, param, totalBytes, points, repeats, warmups, e, hadoopConf);
     }
 
     /** The same points on a cluster of {@code n} nodes (a running cluster's size wins over the file's). */
@@ -75,7 +84,7 @@ public final class SweepPlan {
             q.mapoutValueLength(), q.mapoutUniqueKeyCount(), q.reduceoutValueLength(), q.partitionMethod(),
             q.combinerEnabled(), q.combiningFactor())));
       }
-      return new Workload(name, source, param, totalBytes, adjusted, repeats, engines, hadoopConf);
+      return new Workload(name, source, param, totalBytes, adjusted, repeats, warmups, engines, hadoopConf);
     }
   }
 
@@ -173,9 +182,13 @@ public final class SweepPlan {
     try {
       int nodes = intValue(kv, "nodes", DEFAULT_NODES);
       int threads = intValue(kv, "threadsPerNode", DEFAULT_THREADS_PER_NODE);
-      int repeats = intValue(kv, "repeats", 1);
+      int repeats = intValue(kv, "repeats", DEFAULT_REPEATS);
       if (repeats < 1) {
         throw new IllegalArgumentException("repeats must be at least 1, got " + repeats);
+      }
+      int warmups = intValue(kv, "warmups", DEFAULT_WARMUPS);
+      if (warmups < 0) {
+        throw new IllegalArgumentException("warmups must be at least 0, got " + warmups);
       }
       int factor = intValue(kv, "combiningFactor", DEFAULT_COMBINING_FACTOR);
       PartitionMethod method = PartitionMethod.parse(kv.getOrDefault("partitionMethod", "average"));
@@ -254,7 +267,8 @@ public final class SweepPlan {
               x, sp));
         }
       }
-      return new Workload(name, dir, swept == null ? "" : swept, totalBytes, points, repeats, engines, hadoopConf);
+      return new Workload(name, dir, swept == null ? "" : swept, totalBytes, points, repeats, warmups, engines,
+          hadoopConf);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(where + e.getMessage(), e);
     }

@@ -27,6 +27,7 @@ class ClassicBenchTest {
       assertEquals(ClassicPlan.JOBS, plan.jobs());
       assertEquals(List.of("sss", "hadoop", "spark"), plan.engines());
       assertEquals(2, plan.threads());
+      assertTrue(plan.repeats() >= 3 && plan.warmups() >= 1, f);
     }
     assertEquals(1L << 30, ClassicPlan.load(Path.of("params", "classic.properties")).textBytes());
     assertFalse(ClassicPlan.isClassic(Path.of("params", "quick.properties")));
@@ -49,21 +50,50 @@ class ClassicBenchTest {
   }
 
   @Test
-  void tinyRun_onSssAndHadoop_verifies() throws Exception {
+  void runs_andWarmups_parse_withDefaults() {
+    ClassicPlan p = ClassicPlan.parse(Map.of("workload", "classic"), "x", null);
+    assertEquals(1, p.warmups());
+    assertEquals(1, p.repeats());
+    ClassicPlan q = ClassicPlan.parse(Map.of("workload", "classic", "warmups", "0", "repeats", "5"), "x", null);
+    assertEquals(0, q.warmups());
+    assertEquals(5, q.repeats());
+    assertEquals(5, q.withEngines(List.of("sss")).repeats());
+    assertThrows(IllegalArgumentException.class,
+        () -> ClassicPlan.parse(Map.of("workload", "classic", "repeats", "0"), "x", null));
+  }
+
+  @Test
+  void tinyRun_onSssAndHadoop_warmsUp_repeats_andVerifiesEveryRun() throws Exception {
     ClassicPlan plan = ClassicPlan.parse(Map.of("workload", "classic", "engines", "sss,hadoop", "nodes", "2",
         "threadsPerNode", "1", "classic.textBytes", "256K", "pi.maps", "3", "pi.samples", "1000",
-        "classic.workDir", dir.toString()), "tiny", null);
+        "classic.workDir", dir.toString(), "warmups", "1", "repeats", "2"), "tiny", null);
     ClassicReport report = new ClassicReport(dir.resolve("out"), true);
     List<ClassicBench.Outcome> out = new ClassicBench(null, Progress.none(), null).run(plan, report);
-    assertEquals(6, out.size(), out.toString());
+    // 3 jobs x 2 engines x (1 warm-up + 2 timed)
+    assertEquals(18, out.size(), out.toString());
     for (ClassicBench.Outcome o : out) {
       assertTrue(o.ran() && o.verified(), o.toString());
     }
-    String csv = Files.readString(dir.resolve("out/results.csv"));
-    assertTrue(csv.contains("wordcount,input,") && csv.contains(",sss,true,load,") && csv.contains(",hadoop,true,job,"),
-        csv);
+    for (String job : ClassicPlan.JOBS) {
+      for (String engine : List.of("sss", "hadoop")) {
+        List<ClassicBench.Outcome> mine = out.stream().filter(o -> o.job().equals(job) && o.engine().equals(engine))
+            .toList();
+        assertEquals(List.of(true, false, false), mine.stream().map(ClassicBench.Outcome::warmup).toList(),
+            job + " " + engine + ": a warm-up first, then the timed runs");
+        assertEquals(List.of(0, 0, 1), mine.stream().map(ClassicBench.Outcome::run).toList());
+      }
+    }
+    List<String> csv = Files.readAllLines(dir.resolve("out/results.csv"));
+    assertEquals(org.sss.bench.synthetic.Report.CSV_HEADER, csv.get(0));
+    String all = String.join("\n", csv);
+    assertTrue(all.contains("wordcount,input,") && all.contains(",sss,true,timed,2,load,")
+        && all.contains(",hadoop,true,warmup,1,job,") && all.contains("pi,maps x samples,3 x 1000,hadoop,true,timed,2,job,"),
+        all);
+    String table = ClassicReport.table(out, false);
+    assertTrue(table.contains("job range") && table.contains("2 + 1 warm-up"), table);
     String md = report.section(plan, out);
     assertTrue(md.contains("| wordcount |"), md);
+    assertTrue(md.contains("median of 2 timed runs") && md.contains("Warm-up runs (untimed"), md);
     assertTrue(Files.exists(dir.resolve("out/tiny.png")));
   }
 }

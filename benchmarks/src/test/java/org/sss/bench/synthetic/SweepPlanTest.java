@@ -50,6 +50,23 @@ class SweepPlanTest {
   }
 
   @Test
+  void repeatsAndWarmups_parse_withDefaults() {
+    SweepPlan.Workload w = parse(shuffle()).get(0);
+    assertEquals(1, w.repeats());
+    assertEquals(1, w.warmups());
+    Map<String, String> kv = shuffle();
+    kv.put("repeats", "3");
+    kv.put("warmups", "0");
+    SweepPlan.Workload w2 = parse(kv).get(0);
+    assertEquals(3, w2.repeats());
+    assertEquals(0, w2.warmups());
+    assertEquals(3, w2.withNodes(3).repeats());
+    assertEquals(0, w2.withEngines(List.of("sss")).warmups());
+    kv.put("warmups", "-1");
+    assertTrue(error(kv).contains("warmups"), error(kv));
+  }
+
+  @Test
   void unknownKey_isNamed() {
     Map<String, String> kv = shuffle();
     kv.put("mapoutKeyCont", "5");
@@ -160,6 +177,8 @@ class SweepPlanTest {
         assertFalse(ws.isEmpty(), f.toString());
         for (SweepPlan.Workload w : ws) {
           assertFalse(w.points().isEmpty());
+          // shipped figures are medians of several warm runs
+          assertTrue(w.repeats() >= 3 && w.warmups() >= 1, f + ": repeats " + w.repeats() + ", warmups " + w.warmups());
         }
       }
     }

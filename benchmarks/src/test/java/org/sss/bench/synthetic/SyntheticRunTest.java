@@ -139,6 +139,11 @@ class SyntheticRunTest {
       return Arrays.stream(perKey()).sum();
     }
 
+    /** Reduce calls of a correct run: one per (group, key) that received values. */
+    long groups() {
+      return Arrays.stream(count).flatMapToLong(Arrays::stream).filter(c -> c > 0).count();
+    }
+
     long crcTotal() {
       long t = 0;
       for (long[] g : crcSum) {
@@ -221,6 +226,7 @@ class SyntheticRunTest {
     assertEquals(ref.inputCrc(), r.counter(SyntheticData.INPUT_CRC));
     assertEquals(p.mapoutKeyCount(), r.counter(SyntheticData.REDUCE_VALUES));
     assertEquals(ref.crcTotal(), r.counter(SyntheticData.REDUCE_CRC));
+    assertEquals(ref.groups(), r.counter(SyntheticData.REDUCE_KEYS));
 
     int outLength = p.reduceoutValueLength();
     Map<Long, List<String>> heads = new TreeMap<>();
@@ -318,6 +324,8 @@ class SyntheticRunTest {
       assertEquals(ref.get().inputCrc(), counters.get("synthetic." + SyntheticData.INPUT_CRC));
       assertEquals(3072, counters.get("synthetic." + SyntheticData.REDUCE_VALUES));
       assertEquals(ref.get().crcTotal(), counters.get("synthetic." + SyntheticData.REDUCE_CRC));
+      assertEquals(12, counters.get("synthetic." + SyntheticData.REDUCE_KEYS));
+      assertEquals(12, counters.get("verify.keysReadByKey"));
       assertEquals(3072, counters.get("MAP_OUTPUT_RECORDS"));
       assertEquals(12, counters.get("REDUCE_OUTPUT_RECORDS"));
       if (combine) {
@@ -329,28 +337,13 @@ class SyntheticRunTest {
   }
 
   @Test
-  void verification_catchesAMissingValue() {
-    SyntheticParams p = shuffle(1, PartitionMethod.AVERAGE, false);
-    SyntheticData.Expected e = SyntheticData.Expected.compute(p, null, 1);
-    SyntheticData.Observed o = new SyntheticData.Observed();
-    o.inputRecords = e.inputRecords();
-    o.inputCrc = e.inputCrc();
-    o.values = e.values() - 1;
-    o.valueCrc = e.valueCrc();
-    o.outputPairs = e.outputPairs();
-    o.outputDigest = e.outputDigest();
-    String problem = o.compare(e);
-    assertTrue(problem.contains("intermediate values"), problem);
-  }
-
-  @Test
-  void bench_writesResults_andSkipsHadoopForLocalPlacement() throws Exception {
+  void bench_warmsUp_repeats_andWritesResults_andSkipsHadoopForLocalPlacement() throws Exception {
     Path params = dir.resolve("tiny.properties");
     Files.writeString(params, String.join("\n",
         "workloads=avg,loc",
         "nodes=2", "threadsPerNode=1", "totalBytes=64KiB", "initialKeyCount=8", "initialValueLength=4",
         "sweep.mapoutKeyCount=64,256", "mapoutUniqueKeyCount=4", "reduceoutValueLength=8",
-        "loc.partitionMethod=local", ""));
+        "repeats=2", "warmups=1", "loc.partitionMethod=local", ""));
     List<SweepPlan.Workload> ws = SweepPlan.load(params);
     Path out = dir.resolve("out");
     Report report = new Report(out);
@@ -359,15 +352,48 @@ class SyntheticRunTest {
         .run(ws, report);
     report.finish(ws, records, "test", Report.machine());
     assertTrue(records.stream().filter(r -> r.result() != null).allMatch(Record::verified));
+    // one warm-up per series, before its first timed run, of that run's point
+    List<Record> warmups = records.stream().filter(Record::warmup).toList();
+    assertEquals(List.of("avg sss 64", "avg hadoop 64", "loc sss 64"), warmups.stream()
+        .map(r -> r.point().workload() + " " + r.engine() + " " + r.point().value()).toList());
+    for (String series : List.of("avg sss", "avg hadoop", "loc sss")) {
+      int first = -1;
+      for (int i = 0; i < records.size(); i++) {
+        Record r = records.get(i);
+        if ((r.point().workload() + " " + r.engine()).equals(series) && r.result() != null) {
+          first = i;
+          break;
+        }
+      }
+      assertTrue(records.get(first).warmup(), series + ": the first run is a warm-up");
+    }
     List<String> csv = Files.readAllLines(out.resolve("results.csv"));
     assertEquals(Report.CSV_HEADER, csv.get(0));
-    // avg: 2 points x 2 engines x 2 phases; loc: 2 points x sss x 2 phases
-    assertEquals(1 + 8 + 4, csv.size(), String.join("\n", csv));
-    assertTrue(csv.get(1).startsWith("avg,mapoutKeyCount,64,sss,false,load,"), csv.get(1));
+    // avg: (2 points x 2 repeats + 1 warm-up) x 2 engines x 2 phases; loc: (2 x 2 + 1) x sss x 2 phases
+    assertEquals(1 + 20 + 10, csv.size(), String.join("\n", csv));
+    assertTrue(csv.get(1).startsWith("avg,mapoutKeyCount,64,sss,false,warmup,1,load,"), csv.get(1));
+    assertTrue(csv.get(3).startsWith("avg,mapoutKeyCount,64,sss,false,timed,1,load,"), csv.get(3));
+    assertTrue(csv.get(5).startsWith("avg,mapoutKeyCount,64,sss,false,timed,2,load,"), csv.get(5));
+    List<String> summary = Files.readAllLines(out.resolve("summary.csv"));
+    assertEquals(Report.SUMMARY_HEADER, summary.get(0));
+    // avg: 2 points x 2 engines x 2 phases; loc: 2 points x sss x 2 phases (hadoop skipped)
+    assertEquals(1 + 8 + 4, summary.size(), String.join("\n", summary));
+    String[] first = summary.get(2).split(",");
+    assertEquals("avg,mapoutKeyCount,64,sss,false,job,1,2", String.join(",", List.of(first).subList(0, 8)));
+    double median = Double.parseDouble(first[8]);
+    double min = Double.parseDouble(first[9]);
+    double max = Double.parseDouble(first[10]);
+    assertTrue(min <= median && median <= max && min > 0, summary.get(2));
+    assertEquals("true", first[11]);
     String md = Files.readString(out.resolve("report.md"));
     assertTrue(md.contains("Hadoop cannot place reducers"), md);
+    assertTrue(md.contains("median of 2 timed runs") && md.contains("after 1 untimed warm-up run"), md);
+    assertTrue(md.contains("Warm-up runs (untimed") && md.contains("| warm-up 1 |"), md);
+    assertTrue(md.contains("every " + JobClock.POLL_MILLIS + " ms on both engines"), md);
     assertTrue(Files.size(out.resolve("avg.png")) > 1000);
     assertTrue(console.toString().contains("hadoop/sss job"), console.toString());
+    assertTrue(console.toString().contains("sss job range"), console.toString());
+    assertTrue(console.toString().contains("median of 2 timed runs"), console.toString());
     assertFalse(md.contains("FAILED"));
   }
 }
