@@ -86,8 +86,9 @@ import picocli.CommandLine;
  * JIT rather than the store.
  */
 @Command(name = "bench-store", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Measure put and full-scan throughput: raw RocksDB, then through the client into",
-        "an embedded 1-node cluster and a 3-process local cluster. Writes results.md and results.csv."})
+    description = {"Store put and full-scan throughput, raw RocksDB against the client.",
+        "Measures raw RocksDB, then the client into an embedded 1-node cluster and a 3-process local cluster.",
+        "Writes results.md and results.csv."})
 public final class StoreThroughputBenchmark implements Callable<Integer> {
   static final String TABLE = "bench_store";
   static final String WAL_TABLE = "bench_store_wal";
