@@ -20,11 +20,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sss.core.proto.Request;
 import org.sss.core.transport.Buffers;
+import org.sss.core.transport.FrameLimit;
 import org.sss.core.transport.Pipelines;
 import org.sss.kvs.NodeStore;
 import org.sss.server.execution.EngineService;
 import org.sss.server.store.KvsService;
 import org.sss.server.transport.ConnectionHandler;
+import org.sss.server.transport.Unauthenticated;
 
 /**
  * One SSS node: the node's store behind a Netty server.
@@ -156,6 +158,7 @@ public final class SssServer implements AutoCloseable {
       }
     };
     java.nio.channels.ServerSocketChannel[] socket = {null};
+    Unauthenticated unauthenticated = new Unauthenticated(Unauthenticated.DEFAULT_MAX);
     try {
       socket[0] = (bound != null ? bound : bind(config)).take();
       Channel ch = new ServerBootstrap()
@@ -170,9 +173,10 @@ public final class SssServer implements AutoCloseable {
               if (ssl != null) {
                 c.pipeline().addLast("tls", ssl.newHandler(c.alloc()));
               }
-              Pipelines.addFraming(c.pipeline(), Request.parser(), config.maxFrameBytes());
+              FrameLimit frames = FrameLimit.untilAuthenticated(config.maxFrameBytes());
+              Pipelines.addFraming(c.pipeline(), Request.parser(), frames);
               c.pipeline().addLast("node", new ConnectionHandler(secret, config.nodeId(), layout, kvs, engine,
-                  workers, stopRequested));
+                  workers, stopRequested, frames, unauthenticated));
             }
           })
           .register().sync().channel(); // the socket is bound already: registering starts accepting

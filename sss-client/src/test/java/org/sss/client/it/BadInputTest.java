@@ -261,6 +261,127 @@ class BadInputTest {
     }
   }
 
+  /**
+   * Before authentication only a Hello (a few hundred bytes) makes sense: a peer that does not
+   * know the secret must not make the node reserve a frame of megabytes.
+   */
+  @Test
+  @Order(10)
+  void largeFrameAnnouncedBeforeAuthentication_refusedAtOnce() throws IOException {
+    try (RawWire raw = RawWire.connect(node0)) {
+      raw.challenge();
+      raw.writeRaw(ByteBuffer.allocate(8).putInt(16 << 20).putInt(4).array()); // 16 MiB, within the full limit
+      List<RawFrame> frames = raw.framesUntilClosed(PROMPTLY);
+      assertEquals(1, frames.size());
+      assertEquals(ErrorCode.FRAME_TOO_LARGE, frames.get(0).header().getCode());
+      assertTrue(frames.get(0).header().getMessage().contains("before authentication"),
+          frames.get(0).header().getMessage());
+    }
+    // the same frame after authentication is a frame like any other (here: a bad one, answered per request)
+    try (RawWire raw = RawWire.connect(node0).authenticate(spec.secret())) {
+      raw.write(Request.newBuilder().setId(7).setPutBatch(org.sss.core.proto.PutBatch.newBuilder()
+          .setTable("nope").setPairCount(1)).build(), new byte[1 << 20]);
+      RawFrame answer = raw.read();
+      assertEquals(7, answer.header().getId());
+      assertEquals(ErrorCode.NO_SUCH_TABLE, answer.header().getCode(), answer.header().getMessage());
+    }
+  }
+
+  @Test
+  @Order(10)
+  void helloOfAnotherProtocolVersion_refusedByName() throws IOException {
+    try (RawWire raw = RawWire.connect(node0)) {
+      byte[] nonce = raw.challenge();
+      Request hello = RawWire.hello(1, spec.secret(), nonce);
+      raw.write(hello.toBuilder().setHello(hello.getHello().toBuilder().setProtocolVersion(2)).build(), new byte[0]);
+      List<RawFrame> frames = raw.framesUntilClosed(PROMPTLY);
+      assertEquals(ErrorCode.BAD_REQUEST, frames.get(0).header().getCode());
+      assertTrue(frames.get(0).header().getMessage().contains("protocol version 2, this node speaks 1"),
+          frames.get(0).header().getMessage());
+    }
+  }
+
+  /** Connections waiting to authenticate are bounded; past the bound one is refused, and a job runs on. */
+  @Test
+  @Order(10)
+  void hundredsOfUnauthenticatedConnections_boundedWhileAJobRuns() throws Exception {
+    int max = org.sss.server.transport.Unauthenticated.DEFAULT_MAX;
+    List<RawWire> waiting = new java.util.ArrayList<>();
+    try {
+      // other tests' connections (the silent one among them) may still count: open until one is refused
+      RawFrame refusal = null;
+      for (int i = 0; i < max + 16 && refusal == null; i++) {
+        RawWire w = RawWire.connect(node0);
+        RawFrame first = w.read();
+        if (first != null && first.header().hasChallenge()) {
+          waiting.add(w); // admitted: it got its challenge
+        } else {
+          refusal = first;
+          w.close();
+        }
+      }
+      assertTrue(refusal != null, "no connection refused after " + waiting.size() + " waiting to authenticate");
+      assertEquals(ErrorCode.BUSY, refusal.header().getCode(), refusal.header().getMessage());
+      assertTrue(waiting.size() <= max && waiting.size() >= max - 8, waiting.size() + " admitted, bound " + max);
+      // authenticated clients are not counted: a job and its shuffle between nodes run meanwhile
+      var job = org.sss.client.job.Job.named("while-crowded").input(DATA, org.sss.core.api.Serdes.BYTES,
+              org.sss.core.api.Serdes.BYTES)
+          .map(CopyPairs.class, org.sss.core.api.Serdes.BYTES, org.sss.core.api.Serdes.BYTES)
+          .output("crowded-out").overwrite().build();
+      wellBehaved.submit(job).await();
+      assertEquals(data.size(), wellBehaved.count("crowded-out"));
+      wellBehaved.dropTable("crowded-out", false);
+    } finally {
+      for (RawWire w : waiting) {
+        w.close();
+      }
+    }
+    // the count comes down as they close: a new connection is admitted again
+    long deadline = System.nanoTime() + PROMPTLY.toNanos();
+    while (true) {
+      try (RawWire again = RawWire.connect(node0)) {
+        RawFrame first = again.read();
+        if (first != null && first.header().hasChallenge()) {
+          break;
+        }
+      }
+      assertTrue(System.nanoTime() < deadline, "no connection admitted after the waiting ones closed");
+      Thread.sleep(20);
+    }
+  }
+
+  /** Copies each pair: a map-only job whose output is shuffled to the key's owner. */
+  public static final class CopyPairs implements org.sss.core.api.Mapper<byte[], byte[], byte[], byte[]> {
+    @Override
+    public void map(byte[] key, byte[] value, org.sss.core.api.Emitter<byte[], byte[]> out) {
+      out.emit(key, value);
+    }
+  }
+
+  /** A shuffled pair must land in a partition of the receiving node, or the next stage never reads it. */
+  @Test
+  @Order(15)
+  void shuffleBatchForAPartitionTheNodeDoesNotOwn_refusedWithNothingWritten() throws IOException {
+    String jobId = "ownercheck01";
+    String table = "sss-tmp-" + jobId + "-0";
+    for (int n = 0; n < spec.nodeCount(); n++) {
+      org.sss.client.internal.NodeChannels.await(wellBehaved.channels().get(n).call(Request.newBuilder()
+          .setCreateTable(org.sss.core.proto.CreateTable.newBuilder().setTable(table).setJobId(jobId)
+              .setOptions(TableOptions.newBuilder().setMultiValued(true)))), PROMPTLY).release();
+    }
+    int foreign = spec.partitionMap().partitionsOf(1).get(0);
+    io.netty.buffer.ByteBuf body = io.netty.buffer.Unpooled.buffer();
+    org.sss.core.transport.PairBlock.write(body, org.sss.core.cluster.PartitionMap.storedKey(foreign, new byte[] {1}),
+        new byte[] {2});
+    SssException e = assertThrows(SssException.class, () -> org.sss.client.internal.NodeChannels.await(
+        wellBehaved.channels().get(0).call(Request.newBuilder().setShuffleBatch(org.sss.core.proto.ShuffleBatch
+            .newBuilder().setJobId(jobId).setTable(table).setPairCount(1).setSourceNode(1)), body), PROMPTLY));
+    assertEquals(ErrorCode.BAD_REQUEST, e.code());
+    assertTrue(e.getMessage().contains("partition " + foreign + ", which this node does not own"), e.getMessage());
+    assertEquals(0, wellBehaved.count(table));
+    wellBehaved.dropTable(table, false);
+  }
+
   @Test
   @Order(11)
   void frameLengthOverTheLimit_afterAuthentication_frameTooLargeAndClosed() throws IOException {

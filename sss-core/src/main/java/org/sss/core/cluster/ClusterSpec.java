@@ -61,6 +61,13 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
     return new ClusterSpec(nodes, PartitionMap.roundRobin(partitions, nodes.size()), secret, false);
   }
 
+  /** Everything but the secret, which must not reach a log or an exception message. */
+  @Override
+  public String toString() {
+    return "ClusterSpec[nodes=" + nodes + ", partitions=" + partitionMap.partitions() + ", secret="
+        + (secret.isEmpty() ? "(none)" : "(set)") + ", tls=" + tls + "]";
+  }
+
   public int nodeCount() {
     return nodes.size();
   }

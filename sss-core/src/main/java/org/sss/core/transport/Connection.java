@@ -253,13 +253,20 @@ public final class Connection implements AutoCloseable {
               + " of its cluster, not node " + node.id() + " as the cluster file says"));
           return;
         }
+        if (r.getChallenge().getProtocolVersion() != Pipelines.PROTOCOL_VERSION) {
+          frame.release();
+          fail(new SssException(ErrorCode.BAD_REQUEST, node.hostPort() + " speaks protocol version "
+              + r.getChallenge().getProtocolVersion() + ", this client " + Pipelines.PROTOCOL_VERSION
+              + ": run the same SSS version on every node and client"));
+          return;
+        }
         byte[] clientNonce = Auth.nonce();
         byte[] serverNonce = r.getChallenge().getNonce().toByteArray();
         byte[] mac = Auth.mac(secret, serverNonce, clientNonce);
         Request.Builder hello = Request.newBuilder().setHello(Hello.newBuilder()
             .setMac(ByteString.copyFrom(mac))
             .setClientNonce(ByteString.copyFrom(clientNonce))
-            .setProtocolVersion(1)
+            .setProtocolVersion(Pipelines.PROTOCOL_VERSION)
             .setPeerName(peerName)
             .setLayout(layout));
         // The hello's answer completes the ready future rather than a caller's.

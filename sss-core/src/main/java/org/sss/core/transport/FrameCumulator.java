@@ -17,13 +17,16 @@ import io.netty.handler.codec.ByteToMessageDecoder;
  * <p>It never grows a buffer in place: it only appends within the current capacity, or moves
  * the unread bytes to a new buffer, so a retained slice of an earlier frame (a request body
  * still being worked on) never sees its memory move. Frames announced larger than
- * {@code maxPresize} get the default doubling, so a peer cannot make the node reserve more
+ * {@code maxPresize}, or than the connection's current {@link FrameLimit} (small before the
+ * peer authenticated), get the default doubling, so a peer cannot make the node reserve more
  * than that by announcing a frame it never sends.
  */
 final class FrameCumulator implements ByteToMessageDecoder.Cumulator {
+  private final FrameLimit limit;
   private final int maxPresize;
 
-  FrameCumulator(int maxPresize) {
+  FrameCumulator(FrameLimit limit, int maxPresize) {
+    this.limit = limit;
     this.maxPresize = maxPresize;
   }
 
@@ -57,7 +60,7 @@ final class FrameCumulator implements ByteToMessageDecoder.Cumulator {
     int capacity = alloc.calculateNewCapacity(total, Integer.MAX_VALUE);
     if (held >= 4) {
       long frameEnd = 4L + cumulation.getInt(cumulation.readerIndex());
-      if (frameEnd > total && frameEnd <= maxPresize) {
+      if (frameEnd > total && frameEnd <= Math.min(maxPresize, limit.current())) {
         capacity = (int) frameEnd;
       }
     }

@@ -7,6 +7,12 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 
 /** The framing handlers shared by both ends of every connection. */
 public final class Pipelines {
+  /**
+   * The protocol both ends speak, sent in the challenge and the hello: a peer of another
+   * version is refused by name rather than misread.
+   */
+  public static final int PROTOCOL_VERSION = 1;
+
   /** Default upper bound on one frame: 64 MiB. */
   public static final int DEFAULT_MAX_FRAME = 64 << 20;
 
@@ -33,10 +39,37 @@ public final class Pipelines {
 
   /** Adds the length-bounded frame decoder, the header decoder and the encoder. */
   public static <M extends MessageLite> void addFraming(ChannelPipeline p, Parser<M> parser, int maxFrame) {
-    LengthFieldBasedFrameDecoder frames = new LengthFieldBasedFrameDecoder(maxFrame, 0, 4, 0, 4, true);
-    frames.setCumulator(new FrameCumulator(Math.min(maxFrame, MAX_PRESIZED_FRAME)));
+    addFraming(p, parser, FrameLimit.fixed(maxFrame));
+  }
+
+  /** As above, with a limit that may change while the connection lives (see {@link FrameLimit}). */
+  public static <M extends MessageLite> void addFraming(ChannelPipeline p, Parser<M> parser, FrameLimit limit) {
+    LengthFieldBasedFrameDecoder frames = new LimitedFrameDecoder(limit);
+    frames.setCumulator(new FrameCumulator(limit, MAX_PRESIZED_FRAME));
     p.addLast("frame", frames);
     p.addLast("header", new FrameDecoder<>(parser));
     p.addLast("encoder", ENCODER);
+  }
+
+  /** A length-prefixed frame decoder that refuses frames over the limit in force when they are announced. */
+  private static final class LimitedFrameDecoder extends LengthFieldBasedFrameDecoder {
+    private final FrameLimit limit;
+
+    LimitedFrameDecoder(FrameLimit limit) {
+      super(limit.full(), 0, 4, 0, 4, true);
+      this.limit = limit;
+    }
+
+    @Override
+    protected long getUnadjustedFrameLength(io.netty.buffer.ByteBuf buf, int offset, int length,
+                                            java.nio.ByteOrder order) {
+      long frameLength = super.getUnadjustedFrameLength(buf, offset, length, order);
+      int now = limit.current();
+      if (now < limit.full() && frameLength > now) {
+        throw new io.netty.handler.codec.TooLongFrameException("a frame of " + frameLength
+            + " bytes before authentication; the limit until then is " + now + " bytes");
+      }
+      return frameLength;
+    }
   }
 }

@@ -84,6 +84,13 @@ class ClusterSpecTest {
     }
   }
 
+  @Test
+  void toString_neverShowsTheSecret() {
+    String s = ClusterSpec.of(nodes(2), 4, "very-secret-value").toString();
+    assertFalse(s.contains("very-secret-value"), s);
+    assertTrue(s.contains("secret=(set)") && s.contains("partitions=4"), s);
+  }
+
   /** The secret must never sit in a file others can read, not even while it is being written. */
   @Test
   void secretFile_isOwnerOnlyFromTheMomentItExists() throws IOException {

@@ -84,7 +84,7 @@ class FrameCumulatorTest {
 
   @Test
   void cumulate_sizesTheBufferForTheWholeFrame_onceTheLengthIsKnown() {
-    FrameCumulator cumulator = new FrameCumulator(1 << 20);
+    FrameCumulator cumulator = new FrameCumulator(FrameLimit.fixed(64 << 20), 1 << 20);
     ByteBuf first = POOLED.directBuffer(16).writeInt(100_000).writeLong(1);
     ByteBuf second = POOLED.directBuffer(64).writeBytes(new byte[64]);
     ByteBuf c = cumulator.cumulate(POOLED, first, second);
@@ -100,7 +100,7 @@ class FrameCumulatorTest {
 
   @Test
   void cumulate_doesNotReserveMoreThanTheLimit_forAnAnnouncedHugeFrame() {
-    FrameCumulator cumulator = new FrameCumulator(1 << 20);
+    FrameCumulator cumulator = new FrameCumulator(FrameLimit.fixed(64 << 20), 1 << 20);
     ByteBuf first = POOLED.directBuffer(8).writeInt(50 << 20).writeInt(0);
     ByteBuf second = POOLED.directBuffer(64).writeBytes(new byte[64]);
     ByteBuf c = cumulator.cumulate(POOLED, first, second);
@@ -114,7 +114,7 @@ class FrameCumulatorTest {
 
   @Test
   void cumulate_appendsWithinCapacity_withoutMovingTheBuffer() {
-    FrameCumulator cumulator = new FrameCumulator(1 << 20);
+    FrameCumulator cumulator = new FrameCumulator(FrameLimit.fixed(64 << 20), 1 << 20);
     ByteBuf first = POOLED.directBuffer(1024).writeInt(1000);
     ByteBuf retained = first.retainedSlice(0, 4); // as a frame body still being worked on
     ByteBuf c = cumulator.cumulate(POOLED, first, POOLED.directBuffer(100).writeBytes(new byte[100]));

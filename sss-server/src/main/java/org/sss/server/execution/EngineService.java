@@ -60,7 +60,7 @@ public final class EngineService implements AutoCloseable {
     this.maxValueBytes = maxValueBytes;
     this.peers = new PeerLinks(cluster, nodeId);
     this.jars = new JarCache(store.dir().resolve("jars"));
-    this.receiver = new ShuffleReceiver(store, maxValueBytes);
+    this.receiver = new ShuffleReceiver(store, maxValueBytes, cluster.partitionMap(), nodeId);
     this.readers = Executors.newCachedThreadPool(new DefaultThreadFactory("sss-node" + nodeId + "-reader", true));
     this.runners = Executors.newCachedThreadPool(new DefaultThreadFactory("sss-node" + nodeId + "-task", true));
     dropLeftoverIntermediates();

@@ -1,6 +1,7 @@
 package org.sss.server.execution;
 
 import io.netty.buffer.ByteBuf;
+import org.sss.core.cluster.PartitionMap;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.ShuffleBatch;
@@ -19,10 +20,16 @@ import org.sss.kvs.StoreTable;
 final class ShuffleReceiver {
   private final NodeStore store;
   private final int maxValueBytes;
+  /** Which partitions this node owns: a shuffled pair must land in one of them. */
+  private final boolean[] owned;
 
-  ShuffleReceiver(NodeStore store, int maxValueBytes) {
+  ShuffleReceiver(NodeStore store, int maxValueBytes, PartitionMap map, int self) {
     this.store = store;
     this.maxValueBytes = maxValueBytes;
+    this.owned = new boolean[map.partitions()];
+    for (int p : map.partitionsOf(self)) {
+      owned[p] = true;
+    }
   }
 
   long write(ShuffleBatch batch, ByteBuf body) {
@@ -34,6 +41,7 @@ final class ShuffleReceiver {
       int start = in.readerIndex();
       int keyLength = PairBlock.readVarint(in);
       checkLength(keyLength, in);
+      checkOwned(in, keyLength);
       in.skipBytes(keyLength);
       int valueLength = PairBlock.readVarint(in);
       checkLength(valueLength, in);
@@ -49,6 +57,19 @@ final class ShuffleReceiver {
     int n = b.count();
     b.commit();
     return n;
+  }
+
+  /**
+   * A pair must name a partition of this node: one stored under another would be read by no
+   * task of the next stage (each scans its own partitions), and its value silently lost. The
+   * partition need not be the key's hash, since a job's partitioner chooses it.
+   */
+  private void checkOwned(ByteBuf in, int keyLength) {
+    int partition = keyLength < PartitionMap.PREFIX_BYTES ? -1 : in.getUnsignedShort(in.readerIndex());
+    if (partition < 0 || partition >= owned.length || !owned[partition]) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, "shuffle batch holds a pair for partition " + partition
+          + ", which this node does not own; nothing was written");
+    }
   }
 
   private void checkLength(int length, ByteBuf in) {

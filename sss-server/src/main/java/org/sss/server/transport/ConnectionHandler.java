@@ -19,6 +19,8 @@ import org.sss.core.proto.Request;
 import org.sss.core.proto.Response;
 import org.sss.core.transport.Auth;
 import org.sss.core.transport.Frame;
+import org.sss.core.transport.FrameLimit;
+import org.sss.core.transport.Pipelines;
 import org.sss.kvs.StoreException;
 import org.sss.server.execution.EngineService;
 import org.sss.server.store.KvsService;
@@ -82,10 +84,18 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
   private final java.util.Set<String> coordinatedJobs = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private byte[] nonce;
   private volatile boolean authenticated;
+  /** The frames this connection may send: small until it authenticates. */
+  private final FrameLimit frameLimit;
+  private final Unauthenticated unauthenticated;
+  /** True while this connection counts in {@link #unauthenticated}. */
+  private boolean counted;
 
   public ConnectionHandler(String secret, int nodeId, String layout, KvsService kvs, EngineService engine,
-                           Executor workers, NodeStopper stopNode) {
+                           Executor workers, NodeStopper stopNode, FrameLimit frameLimit,
+                           Unauthenticated unauthenticated) {
     super(false);
+    this.frameLimit = frameLimit;
+    this.unauthenticated = unauthenticated;
     this.layout = layout;
     this.stopNode = stopNode;
     this.secret = secret;
@@ -107,9 +117,17 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
+    if (!unauthenticated.admit()) {
+      LOG.warn("node {}: refused {}: {} connections are already waiting to authenticate", nodeId,
+          ctx.channel().remoteAddress(), unauthenticated.max());
+      reject(ctx, 0, ErrorCode.BUSY, unauthenticated.max() + " connections are waiting to authenticate;"
+          + " try again later");
+      return;
+    }
+    counted = true;
     nonce = Auth.nonce();
     ctx.writeAndFlush(Frame.of(Response.newBuilder().setChallenge(Challenge.newBuilder()
-        .setNonce(ByteString.copyFrom(nonce)).setProtocolVersion(1).setNodeId(nodeId)).build()));
+        .setNonce(ByteString.copyFrom(nonce)).setProtocolVersion(Pipelines.PROTOCOL_VERSION).setNodeId(nodeId)).build()));
     ctx.executor().schedule(() -> {
       if (!authenticated && ctx.channel().isActive()) {
         reject(ctx, 0, ErrorCode.UNAUTHENTICATED, "no hello within " + AUTH_TIMEOUT_SECONDS + " s");
@@ -130,6 +148,10 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
         LOG.warn("node {}: rejected {} ({}): wrong secret", nodeId, ctx.channel().remoteAddress(),
             req.getHello().getPeerName());
         reject(ctx, req.getId(), ErrorCode.UNAUTHENTICATED, "wrong cluster secret");
+      } else if (req.getHello().getProtocolVersion() != Pipelines.PROTOCOL_VERSION) {
+        reject(ctx, req.getId(), ErrorCode.BAD_REQUEST, "the peer speaks protocol version "
+            + req.getHello().getProtocolVersion() + ", this node speaks " + Pipelines.PROTOCOL_VERSION
+            + ": run the same SSS version on every node and client");
       } else if (!req.getHello().getLayout().isEmpty() && !req.getHello().getLayout().equals(layout)) {
         LOG.warn("node {}: refused {} ({}): its cluster file's layout {} is not this node's {}", nodeId,
             ctx.channel().remoteAddress(), req.getHello().getPeerName(), req.getHello().getLayout(), layout);
@@ -137,6 +159,8 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
             + ") is not this node's (" + layout + "): keys would go to partitions nobody reads; use the cluster's own file");
       } else {
         authenticated = true;
+        frameLimit.lift();
+        leaveCount();
         byte[] proof = Auth.serverProof(secret, nonce, req.getHello().getClientNonce().toByteArray());
         ctx.writeAndFlush(Frame.of(Response.newBuilder().setId(req.getId()).setCode(ErrorCode.OK)
             .setWelcome(org.sss.core.proto.Welcome.newBuilder().setProof(ByteString.copyFrom(proof))).build()));
@@ -261,8 +285,16 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
         .addListener(ChannelFutureListener.CLOSE);
   }
 
+  private void leaveCount() {
+    if (counted) {
+      counted = false;
+      unauthenticated.leave();
+    }
+  }
+
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
+    leaveCount();
     scans.close();
     if (!coordinatedJobs.isEmpty()) {
       engine.coordinatorLost(coordinatedJobs);
