@@ -278,4 +278,28 @@ class TypeContractTest {
     client.createTable("half-typed", BulkIO.textTable(), false);
     client.createTable("half-typed", strings(), true);
   }
+
+  /**
+   * A type this node does not know (a newer client's) is neither the table's type nor an
+   * internal error: the batch is refused as a bad request naming the number, and a table cannot
+   * be created with such a type (no write could ever match it).
+   */
+  @Test
+  void unknownTypeNumbers_areBadRequests_notInternalErrors() {
+    client.createTable("known-types", TableOptions.getDefaultInstance(), false);
+    ByteBuf body = Unpooled.buffer();
+    PairBlock.write(body, PartitionMap.storedKey(0, KeyCodec.encodeLong(1)), new byte[] {1});
+    int node = client.spec().partitionMap().ownerOf(0);
+    SssException put = assertThrows(SssException.class, () -> NodeChannels.await(client.channels().get(node).call(
+        Request.newBuilder().setPutBatch(org.sss.core.proto.PutBatch.newBuilder().setTable("known-types")
+            .setPairCount(1).setKeyTypeValue(42)), body), Duration.ofSeconds(10)).release());
+    assertEquals(ErrorCode.BAD_REQUEST, put.code(), put.getMessage());
+    assertTrue(put.getMessage().contains("42"), put.getMessage());
+    assertEquals(0, client.count("known-types"));
+
+    SssException create = assertThrows(SssException.class, () -> client.createTable("unknown-types",
+        TableOptions.newBuilder().setValueTypeValue(42).build(), false));
+    assertEquals(ErrorCode.BAD_REQUEST, create.code(), create.getMessage());
+    assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("unknown-types")));
+  }
 }
