@@ -302,4 +302,20 @@ class TypeContractTest {
     assertEquals(ErrorCode.BAD_REQUEST, create.code(), create.getMessage());
     assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("unknown-types")));
   }
+
+  /**
+   * input(...) names the first stage's table and types. Called again after a stage it would
+   * move the job to another input table while the next stage declares the new types for what
+   * is in fact the previous stage's output: stage 0 would be checked against a table with its
+   * old serdes, and stage 1 would read the table between the stages by types it does not hold,
+   * with no check at all.
+   */
+  @Test
+  void inputAfterAStage_isRefusedByTheBuilder() {
+    Job.Builder b = Job.named("two-inputs").input("typed-a", Serdes.LONG, Serdes.STRING)
+        .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG);
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> b.input("typed-b", Serdes.LONG, Serdes.STRING));
+    assertTrue(e.getMessage().contains("input"), e.getMessage());
+  }
 }
