@@ -201,8 +201,9 @@ class TypeContractTest {
         Request.newBuilder().setRunStage(RunStage.newBuilder().setJobId(jobId).setStage(spec)), null, Duration.ZERO),
         Duration.ofSeconds(30)).release());
     assertEquals(ErrorCode.TYPE_MISMATCH, stage.code(), stage.getMessage());
-    assertTrue(stage.getMessage().contains("holds key=string value=string but this batch was written as key=long"
-        + " value=long"), stage.getMessage());
+    assertTrue(stage.getMessage().contains("stage 0 of job " + jobId + " encodes its output with "
+        + Serdes.LONG.getClass().getName()) && stage.getMessage().contains("say key=long value=long, but its output"
+        + " table '" + table + "' holds key=string value=string"), stage.getMessage());
 
     ByteBuf body = Unpooled.buffer();
     PairBlock.write(body, PartitionMap.storedKey(0, KeyCodec.encodeLong(1)), KeyCodec.encodeLong(2));
