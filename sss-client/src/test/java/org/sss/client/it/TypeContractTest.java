@@ -319,4 +319,34 @@ class TypeContractTest {
         () -> b.input("typed-b", Serdes.LONG, Serdes.STRING));
     assertTrue(e.getMessage().contains("input"), e.getMessage());
   }
+
+  /**
+   * A double is 8 bytes, as a long is: a key or value of another length in a double table does
+   * not decode (it is not a double whose first 8 bytes happen to be there), so it prints raw and
+   * is counted in the warning, as in a long table.
+   */
+  @Test
+  void doubleTableWithPairsOfOtherLengths_printsThemRaw_withAWarning() throws Exception {
+    TableOptions doubles = TableOptions.newBuilder().setKeyType(DataType.DOUBLE).setValueType(DataType.DOUBLE).build();
+    client.createTable("doubles", doubles, false);
+    client.put("doubles", PairTypes.of(doubles), Serdes.DOUBLE.encodeKey(1.5), Serdes.DOUBLE.encodeValue(2.5));
+    // a client that declares doubles and writes a string key and a 12-byte value
+    client.put("doubles", PairTypes.of(doubles), KeyCodec.encodeString("not a double"), new byte[12]);
+    Path out = dir.resolve("doubles.txt");
+    PrintStream err = System.err;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    try {
+      assertEquals(2, BulkIO.dump(client, "doubles", out, x -> { }));
+    } finally {
+      System.setErr(err);
+    }
+    List<String> lines = Files.readAllLines(out);
+    assertTrue(lines.contains("1.5\t2.5"), lines.toString());
+    String rawKey = "0x" + java.util.HexFormat.of().formatHex(KeyCodec.encodeString("not a double"));
+    assertTrue(lines.contains(rawKey + "\t0x000000000000000000000000"), lines.toString());
+    String warning = captured.toString(StandardCharsets.UTF_8);
+    assertTrue(warning.contains("2 key(s) or value(s) of table 'doubles' do not decode as key=double value=double"),
+        warning);
+  }
 }
