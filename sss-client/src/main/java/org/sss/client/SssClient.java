@@ -116,14 +116,31 @@ public final class SssClient implements AutoCloseable {
   /**
    * Creates a table on every node.
    *
-   * @throws SssException {@link ErrorCode#TABLE_EXISTS} when it exists and not {@code ifAbsent}
+   * @throws SssException {@link ErrorCode#TABLE_EXISTS} when it exists and not {@code ifAbsent};
+   *                      also when some nodes hold it with other key or value types than the
+   *                      others, or than asked for where it was absent (left by a drop or create
+   *                      that did not reach every node): drop it and create it again
    */
   public void createTable(String table, TableOptions options, boolean ifAbsent) {
+    createTable(table, options, ifAbsent, false);
+  }
+
+  /**
+   * {@code completing}: the create of a table that some nodes already hold (see below), which
+   * must then hold it with the types asked for.
+   */
+  private void createTable(String table, TableOptions options, boolean ifAbsent, boolean completing) {
     List<Throwable> errors = new ArrayList<>();
     int exists = 0;
+    List<TableOptions> held = new ArrayList<>();
     for (Frame<Response> r : onAllNodes(Request.newBuilder().setCreateTable(
         CreateTable.newBuilder().setTable(table).setOptions(options).setIfAbsent(ifAbsent)), errors)) {
+      held.add(r.header().getTable().getOptions());
       r.release();
+    }
+    if (errors.isEmpty()) {
+      // every node answered, in node order: they must keep one contract
+      checkOneContract(table, held, completing ? options : held.get(0), completing);
     }
     for (Throwable e : errors) {
       if (e instanceof SssException s && s.code() == ErrorCode.TABLE_EXISTS) {
@@ -137,9 +154,34 @@ public final class SssClient implements AutoCloseable {
     }
     if (exists > 0) {
       // a node kept the table from an interrupted create or drop: complete the create (once:
-      // a node that refuses again, e.g. a name a job reserved, has the last word)
-      createTable(table, options, true);
+      // a node that refuses again, e.g. a name a job reserved, has the last word), unless what
+      // it kept has other types (checkOneContract)
+      createTable(table, options, true, true);
     }
+  }
+
+  /**
+   * Refuses a table whose nodes hold it with different key or value types (or one multi-valued
+   * and another not): a table left on a node by a drop or create that did not reach every node.
+   * Its nodes would keep different contracts, and a write would be refused by some after the
+   * others took their shares.
+   */
+  private static void checkOneContract(String table, List<TableOptions> held, TableOptions expected,
+                                       boolean asked) {
+    for (int node = 0; node < held.size(); node++) {
+      TableOptions o = held.get(node);
+      if (o.getKeyTypeValue() != expected.getKeyTypeValue() || o.getValueTypeValue() != expected.getValueTypeValue()
+          || o.getMultiValued() != expected.getMultiValued()) {
+        throw new SssException(ErrorCode.TABLE_EXISTS, "table '" + table + "' exists on node " + node + " as "
+            + describe(o) + ", but " + (asked ? "was asked for as " : "on node 0 as ") + describe(expected)
+            + ": a drop or create of it did not reach every node. Drop it (its data there is stale) and create it again");
+      }
+    }
+  }
+
+  private static String describe(TableOptions o) {
+    return "key=" + PairTypes.name(o.getKeyType()) + " value=" + PairTypes.name(o.getValueType())
+        + (o.getMultiValued() ? " (multi-valued)" : "");
   }
 
   /**

@@ -23,6 +23,7 @@ import org.rocksdb.SstFileWriter;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.sss.core.keys.PairTypes;
+import org.sss.core.proto.DataType;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.TableInfo;
 import org.sss.core.proto.TableOptions;
@@ -97,13 +98,35 @@ public final class StoreTable {
   }
 
   /**
+   * {@link #checkWritable(PairTypes)} for the types a request declares, as their numbers on the
+   * wire ({@code getKeyTypeValue()}), which may be numbers this node does not know.
+   */
+  public void checkWritable(int keyType, int valueType) {
+    checkKnown(keyType, valueType, "a batch for table '" + name + "'", "nothing was written");
+    checkWritable(PairTypes.of(DataType.forNumber(keyType), DataType.forNumber(valueType)));
+  }
+
+  /**
+   * Refuses type numbers this node does not know (a newer peer's, or a number no client sends)
+   * as a bad request: they are nobody's table types, and {@link PairTypes} holds known types only.
+   */
+  public static void checkKnown(int keyType, int valueType, String what, String outcome) {
+    String unknown = DataType.forNumber(keyType) == null ? "key type " + keyType
+        : DataType.forNumber(valueType) == null ? "value type " + valueType : null;
+    if (unknown != null) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, what + " declares " + unknown
+          + ", which this node does not know (long, double, string, bytes or opaque); " + outcome);
+    }
+  }
+
+  /**
    * Refuses a batch written with other types than the table's, before any of it is written: a
    * string table holding long keys could no longer be read as strings (see {@link PairTypes}).
    */
   public void checkWritable(PairTypes batch) {
     if (!batch.writableTo(options)) {
-      throw new StoreException(ErrorCode.TYPE_MISMATCH, "table '" + name + "' holds " + PairTypes.of(options)
-          + " but this batch was written as " + batch + "; nothing was written");
+      throw new StoreException(ErrorCode.TYPE_MISMATCH, "table '" + name + "' holds key=" + PairTypes.name(options.getKeyType())
+          + " value=" + PairTypes.name(options.getValueType()) + " but this batch was written as " + batch + "; nothing was written");
     }
   }
 

@@ -64,8 +64,10 @@ final class ScanCommand implements Callable<Integer> {
 
   /** The encoded prefix: the escaped bytes without the terminator, so longer keys match. */
   static byte[] prefixBytes(DataType type, String prefix) {
-    if (type == DataType.LONG) {
-      throw new IllegalArgumentException("--prefix needs string or bytes keys; this table has long keys");
+    if (type != DataType.STRING && type != DataType.BYTES) {
+      // only their escaped encoding has prefixes that are prefixes of the text
+      throw new IllegalArgumentException("--prefix needs string or bytes keys; this table has "
+          + type.name().toLowerCase(java.util.Locale.ROOT) + " keys");
     }
     byte[] full = KeyCodec.encodeString(prefix);
     return java.util.Arrays.copyOf(full, full.length - 2);

@@ -102,8 +102,17 @@ public final class Job {
       this.name = name;
     }
 
-    /** The table the first stage reads, and the serdes of its keys and values. */
+    /**
+     * The table the first stage reads, and the serdes of its keys and values (the table's
+     * declared types); once, before the first stage: later stages read what the one before
+     * them wrote, by its serdes.
+     */
     public Builder input(String table, Serde<?> keySerde, Serde<?> valueSerde) {
+      if (!stages.isEmpty()) {
+        // the next stage would declare these types for the previous stage's output
+        throw new IllegalStateException("job " + name + ": input(...) names the first stage's table; call it"
+            + " once, before adding stages");
+      }
       this.inputTable = table;
       this.currentKey = keySerde;
       this.currentValue = valueSerde;

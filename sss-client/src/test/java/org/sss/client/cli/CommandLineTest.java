@@ -230,6 +230,22 @@ class CommandLineTest {
     ok("table", "drop", "fruit");
   }
 
+  /**
+   * --prefix matches the escaped encoding of string and bytes keys; a double (or opaque) key is
+   * not that encoding, so a prefix there silently matched nothing (or the wrong keys).
+   */
+  @Test
+  void scanPrefix_onDoubleKeys_isRefused() {
+    ok("table", "create", "temps", "--key", "double", "--value", "double");
+    ok("put", "temps", "1.5", "2.5");
+    Run prefixed = onCluster("scan", "temps", "--prefix", "1");
+    assertEquals(1, prefixed.status(), prefixed::toString);
+    assertTrue(prefixed.err().contains("--prefix needs string or bytes keys; this table has double keys"),
+        prefixed::toString);
+    assertEquals("1.5\t2.5\n", ok("scan", "temps").out());
+    ok("table", "drop", "temps");
+  }
+
   @Test
   void loadAndDump_textFileAndDirectory() throws IOException {
     Path text = work.resolve("poem.txt");

@@ -88,7 +88,7 @@ public final class Serdes {
 
     @Override
     public Double decodeKey(byte[] bytes) {
-      long bits = ByteBuffer.wrap(bytes).getLong();
+      long bits = ByteBuffer.wrap(eight(bytes)).getLong();
       bits = bits < 0 ? bits & Long.MAX_VALUE : ~bits;
       return Double.longBitsToDouble(bits);
     }
@@ -100,7 +100,15 @@ public final class Serdes {
 
     @Override
     public Double decodeValue(byte[] bytes) {
-      return ByteBuffer.wrap(bytes).getDouble();
+      return ByteBuffer.wrap(eight(bytes)).getDouble();
+    }
+
+    /** A double is 8 bytes, as a long is: other bytes are not one (and must not read as one). */
+    private static byte[] eight(byte[] bytes) {
+      if (bytes.length != 8) {
+        throw new IllegalArgumentException("a double is 8 bytes, got " + bytes.length);
+      }
+      return bytes;
     }
 
     @Override

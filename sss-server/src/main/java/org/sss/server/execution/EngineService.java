@@ -174,7 +174,15 @@ public final class EngineService implements AutoCloseable {
       // the stage's own writes here and its shuffle batches elsewhere are checked by the same rule
       emits = PairTypes.of(UserClasses.create(loader, spec.getOutputKeySerde(), Serde.class),
           UserClasses.create(loader, spec.getOutputValueSerde(), Serde.class));
-      output.checkWritable(emits);
+      if (!emits.writableTo(output.options())) {
+        // the client created the table by its own instances of these serdes: they disagree
+        throw new StoreException(ErrorCode.TYPE_MISMATCH, "stage " + spec.getIndex() + " of job " + jobId
+            + " encodes its output with " + spec.getOutputKeySerde() + " and " + spec.getOutputValueSerde()
+            + ", which on node " + nodeId + " say " + emits + ", but its output table '" + spec.getOutputTable()
+            + "' holds key=" + PairTypes.name(output.options().getKeyType()) + " value="
+            + PairTypes.name(output.options().getValueType()) + " (what the client's serdes said): the client and"
+            + " the node load different versions of these classes; nothing was written");
+      }
     } catch (RuntimeException e) {
       jars.release(spec.getJarHash());
       return CompletableFuture.failedFuture(e);

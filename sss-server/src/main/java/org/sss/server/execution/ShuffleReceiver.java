@@ -2,7 +2,6 @@ package org.sss.server.execution;
 
 import io.netty.buffer.ByteBuf;
 import org.sss.core.cluster.PartitionMap;
-import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.ShuffleBatch;
 import org.sss.core.transport.PairBlock;
@@ -34,7 +33,7 @@ final class ShuffleReceiver {
 
   long write(ShuffleBatch batch, ByteBuf body) {
     StoreTable table = store.require(batch.getTable());
-    table.checkWritable(PairTypes.of(batch.getKeyType(), batch.getValueType()));
+    table.checkWritable(batch.getKeyTypeValue(), batch.getValueTypeValue());
     PackedBatch b = table.newPackedBatch(body.readableBytes() + 2 * batch.getPairCount() + 64);
     ByteBuf in = body.duplicate();
     while (in.isReadable()) {

@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.sss.core.cluster.JobTables;
 import org.sss.core.cluster.PartitionMap;
-import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.Ack;
 import org.sss.core.proto.CountResult;
 import org.sss.core.proto.ErrorCode;
@@ -62,6 +61,9 @@ public final class KvsService {
       case CREATE_TABLE -> {
         var c = req.getCreateTable();
         checkNamespace(c);
+        // a table of a type no write can declare could never be written (nor printed)
+        StoreTable.checkKnown(c.getOptions().getKeyTypeValue(), c.getOptions().getValueTypeValue(),
+            "table '" + c.getTable() + "'", "it was not created");
         StoreTable t;
         if (!c.getJobId().isEmpty()) {
           t = store.createForJob(c.getJobId(), c.getTable(), c.getOptions(), c.getCommitAs(), c.getCommitReplaces());
@@ -168,7 +170,7 @@ public final class KvsService {
    */
   private long putBatch(Request req, ByteBuf body) {
     StoreTable t = store.require(req.getPutBatch().getTable());
-    t.checkWritable(PairTypes.of(req.getPutBatch().getKeyType(), req.getPutBatch().getValueType()));
+    t.checkWritable(req.getPutBatch().getKeyTypeValue(), req.getPutBatch().getValueTypeValue());
     int expected = req.getPutBatch().getPairCount();
     int pairs = 0;
     ByteBuf in = body.duplicate();
