@@ -5,6 +5,7 @@ import java.util.concurrent.Callable;
 import org.sss.client.SssClient;
 import org.sss.client.cluster.SssCluster;
 import org.sss.client.io.BulkIO;
+import org.sss.core.keys.KeyType;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -23,11 +24,15 @@ final class LoadCommand implements Callable<Integer> {
   @Parameters(index = "1", paramLabel = "PATH")
   Path path;
 
+  @CommandLine.Option(names = "--value", paramLabel = "TYPE", defaultValue = "string",
+      description = "type of a text file's lines: string or bytes (default: ${DEFAULT-VALUE})")
+  String valueType;
+
   @Override
   public Integer call() throws Exception {
     ProgressMeter meter = new ProgressMeter("load " + table);
     try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
-      BulkIO.load(client, table, path, meter::add);
+      BulkIO.load(client, table, path, KeyType.parse(valueType), meter::add);
     }
     meter.done();
     return 0;

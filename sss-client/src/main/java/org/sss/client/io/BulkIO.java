@@ -51,15 +51,34 @@ public final class BulkIO {
 
   /** Loads a text file or a directory, creating the table if needed; returns the pairs loaded. */
   public static long load(SssClient client, String table, Path path, LongConsumer progress) throws IOException {
+    return load(client, table, path, DataType.STRING, progress);
+  }
+
+  /**
+   * As {@link #load(SssClient, String, Path, LongConsumer)}, with a text file's lines stored as
+   * {@code lineType}: {@code string} (the default) or {@code bytes} (the same bytes, for a table
+   * whose values are typed as bytes). A directory's contents are always bytes.
+   */
+  public static long load(SssClient client, String table, Path path, DataType lineType, LongConsumer progress)
+      throws IOException {
+    if (lineType != DataType.STRING && lineType != DataType.BYTES) {
+      throw new IllegalArgumentException("the lines of a text file load as string or bytes, not "
+          + PairTypes.name(lineType));
+    }
     if (Files.isDirectory(path)) {
+      if (lineType != DataType.STRING) {
+        throw new IllegalArgumentException("--value applies to a text file; a directory loads as (file name, content),"
+            + " key=string value=bytes");
+      }
       createOrCheck(client, table, filesTable(), path, "(file name, content)");
       return loadDirectory(client, table, path, progress);
     }
     if (!Files.isRegularFile(path)) {
       throw new IOException("no such file or directory: " + path);
     }
-    createOrCheck(client, table, textTable(), path, "(line number, line)");
-    return loadText(client, table, path, progress);
+    TableOptions writes = textTable().toBuilder().setValueType(lineType).build();
+    createOrCheck(client, table, writes, path, "(line number, line)");
+    return loadText(client, table, path, PairTypes.of(writes), progress);
   }
 
   /**
@@ -72,13 +91,21 @@ public final class BulkIO {
     if (!PairTypes.of(writes).writableTo(has) || has.getMultiValued()) {
       throw new IllegalArgumentException("table '" + table + "' holds " + PairTypes.of(has)
           + (has.getMultiValued() ? " (multi-valued)" : "") + ", but loading " + path + " writes " + what
-          + " pairs, " + PairTypes.of(writes) + "; nothing was written: load into a new table, or drop this one first");
+          + " pairs, " + PairTypes.of(writes) + "; nothing was written: load into a new table, or drop this one first"
+          + (textLinesFit(writes, has) ? " (or load the lines as bytes: --value bytes)" : ""));
     }
   }
 
-  static long loadText(SssClient client, String table, Path file, LongConsumer progress) throws IOException {
+  /** Whether a text file's lines could honestly go into {@code has} as bytes instead. */
+  private static boolean textLinesFit(TableOptions writes, TableOptions has) {
+    return writes.getKeyType() == DataType.LONG && writes.getValueType() == DataType.STRING
+        && has.getKeyType() == DataType.LONG && has.getValueType() == DataType.BYTES && !has.getMultiValued();
+  }
+
+  static long loadText(SssClient client, String table, Path file, PairTypes types, LongConsumer progress)
+      throws IOException {
     long n = 0;
-    BulkWriter w = client.writer(table, PairTypes.of(textTable()));
+    BulkWriter w = client.writer(table, types);
     try (LineReader lines = new LineReader(Files.newInputStream(file)); w) {
       for (byte[] line = lines.next(); line != null; line = lines.next()) {
         n++;

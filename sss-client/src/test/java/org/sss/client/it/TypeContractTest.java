@@ -86,6 +86,27 @@ class TypeContractTest {
     assertEquals(1, client.count("names"));
   }
 
+  /** A text file's lines are honestly bytes too: a long/bytes table takes them with --value bytes, and says so. */
+  @Test
+  void textIntoALongBytesTable_refusedWithTheWayOut_thenLoadedAsBytes() throws Exception {
+    TableOptions longBytes = TableOptions.newBuilder().setKeyType(DataType.LONG).setValueType(DataType.BYTES).build();
+    client.createTable("raw-lines", longBytes, false);
+    Path text = dir.resolve("lines.txt");
+    Files.writeString(text, "alpha\nbeta\n");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> BulkIO.load(client, "raw-lines", text, n -> { }));
+    assertTrue(e.getMessage().contains("holds key=long value=bytes") && e.getMessage().contains("--value bytes"),
+        e.getMessage());
+    assertEquals(0, client.count("raw-lines"));
+    assertEquals(2, BulkIO.load(client, "raw-lines", text, DataType.BYTES, n -> { }));
+    assertEquals("beta", new String(client.get("raw-lines", KeyCodec.encodeLong(2)).orElseThrow(),
+        StandardCharsets.UTF_8));
+    // and a string table does not take lines declared as bytes
+    client.createTable("str-lines", BulkIO.textTable(), false);
+    assertThrows(IllegalArgumentException.class, () -> BulkIO.load(client, "str-lines", text, DataType.BYTES, n -> { }));
+    assertEquals(0, client.count("str-lines"));
+  }
+
   @Test
   void jobDeclaringOtherTypesThanItsInput_isRefusedBeforeAnyTask() {
     client.createTable("typed", strings(), false);
