@@ -254,17 +254,34 @@ public final class SssClient implements AutoCloseable {
 
   /** The exact number of pairs in a table. */
   public long count(String table) {
-    List<Throwable> errors = new ArrayList<>();
-    long total = 0;
-    for (Frame<Response> r : onAllNodes(Request.newBuilder().setCount(Count.newBuilder().setTable(table)), errors)) {
-      total += r.header().getCount().getPairs();
-      r.release();
+    // a request per partition: each reads a P-th of the table, so none runs into the timeout
+    // however large the table, and a node counts several partitions at once
+    List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>();
+    for (int p = 0; p < partitions.partitions(); p++) {
+      try {
+        futures.add(channels.get(partitions.ownerOf(p)).call(Request.newBuilder().setCount(
+            Count.newBuilder().setTable(table).addPartitions(p))));
+      } catch (RuntimeException e) {
+        futures.add(CompletableFuture.failedFuture(e));
+      }
     }
-    if (!errors.isEmpty()) {
-      throw NodeChannels.unwrap(errors.get(0));
+    long total = 0;
+    RuntimeException first = null;
+    for (CompletableFuture<Frame<Response>> f : futures) {
+      try {
+        Frame<Response> r = NodeChannels.await(f, timeout);
+        total += r.header().getCount().getPairs();
+        r.release();
+      } catch (RuntimeException e) {
+        first = first != null ? first : e;
+      }
+    }
+    if (first != null) {
+      throw first;
     }
     return total;
   }
+
 
   /** Sends one request to every node in parallel; successes are returned, failures collected. */
   private List<Frame<Response>> onAllNodes(Request.Builder request, List<Throwable> errors) {

@@ -290,8 +290,13 @@ public final class StoreTable {
 
   /** Counts the pairs exactly by scanning keys. */
   public long count() {
+    return count(null, null);
+  }
+
+  /** Exact number of pairs with stored keys in {@code [lower, upper)} (null: unbounded). */
+  public long count(byte[] lower, byte[] upper) {
     long n = 0;
-    try (StoreCursor c = scan(null, null)) {
+    try (StoreCursor c = scan(lower, upper)) {
       for (; c.valid(); c.next()) {
         n++;
       }

@@ -131,7 +131,19 @@ public final class KvsService {
         return Frame.of(ok.setAck(Ack.getDefaultInstance()).build());
       }
       case COUNT -> {
-        long n = store.require(req.getCount().getTable()).count();
+        StoreTable t = store.require(req.getCount().getTable());
+        long n = 0;
+        if (req.getCount().getPartitionsCount() == 0) {
+          n = t.count();
+        }
+        for (int partition : req.getCount().getPartitionsList()) {
+          if (partition >= partitionMap.partitions()) {
+            throw new StoreException(ErrorCode.BAD_REQUEST, "no partition " + partition + " in a cluster of "
+                + partitionMap.partitions());
+          }
+          byte[][] range = KeyRanges.partition(partition, new byte[0]);
+          n += t.count(range[0], range[1]);
+        }
         return Frame.of(ok.setCount(CountResult.newBuilder().setPairs(n)).build());
       }
       default -> throw new StoreException(ErrorCode.BAD_REQUEST, "unknown operation " + req.getOpCase());

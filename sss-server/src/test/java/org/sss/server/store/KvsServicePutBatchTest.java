@@ -167,4 +167,36 @@ class KvsServicePutBatchTest {
     assertThrows(CorruptedFrameException.class, () -> put(body, 20));
     assertNull(table.get(pairs(1).get(0)[0]));
   }
+
+  private long count(Integer... partitions) {
+    org.sss.core.proto.Count.Builder c = org.sss.core.proto.Count.newBuilder().setTable("t");
+    for (int p : partitions) {
+      c.addPartitions(p);
+    }
+    Frame<Response> answer = kvs.handle(Request.newBuilder().setId(2).setCount(c).build(), null, scans,
+        UnpooledByteBufAllocator.DEFAULT);
+    answer.release();
+    return answer.header().getCount().getPairs();
+  }
+
+  /** A count per partition (what clients send, so that no request reads a whole large table) adds up. */
+  @Test
+  void count_perPartition_addsUpToTheWholeTable() {
+    List<byte[][]> pairs = pairs(400);
+    put(body(pairs, "heap"), 400);
+    long[] expected = new long[PARTITIONS];
+    for (byte[][] p : pairs) {
+      expected[PartitionMap.partitionOfStored(p[0])]++;
+    }
+    long sum = 0;
+    for (int p = 0; p < PARTITIONS; p++) {
+      assertEquals(expected[p], count(p), "partition " + p);
+      sum += count(p);
+    }
+    assertEquals(400, sum);
+    assertEquals(400, count());
+    assertEquals(expected[1] + expected[5], count(1, 5));
+    StoreException e = assertThrows(StoreException.class, () -> count(PARTITIONS));
+    assertEquals(ErrorCode.BAD_REQUEST, e.code());
+  }
 }
