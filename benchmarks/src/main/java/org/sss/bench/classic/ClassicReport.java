@@ -55,9 +55,12 @@ public final class ClassicReport {
     this.wordCountSummary = s;
   }
 
-  /** Appends an outcome's rows (start, load, job: those that apply). */
+  /**
+   * Appends an outcome's rows (start, load, job: those that apply); a run that failed gets one
+   * job row with no seconds, so that every run is there.
+   */
   public void append(ClassicBench.Outcome o) throws IOException {
-    if (dir == null || !o.ran()) {
+    if (dir == null || o.skipped()) {
       return;
     }
     String prefix = String.join(",", o.job(), o.param(), csv(o.value()), o.engine(),
@@ -69,7 +72,8 @@ public final class ClassicReport {
     if (o.load() != null) {
       rows.append(prefix).append(",load,").append(sec(o.load())).append(',').append(o.verified()).append('\n');
     }
-    rows.append(prefix).append(",job,").append(sec(o.jobSeconds())).append(',').append(o.verified()).append('\n');
+    rows.append(prefix).append(",job,").append(o.ran() ? sec(o.jobSeconds()) : "").append(',')
+        .append(o.ran() && o.verified()).append('\n');
     Files.writeString(dir.resolve("results.csv"), rows.toString(), StandardCharsets.UTF_8, StandardOpenOption.APPEND);
   }
 

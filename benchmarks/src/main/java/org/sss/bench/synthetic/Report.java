@@ -40,15 +40,18 @@ public final class Report {
     Files.writeString(dir.resolve("results.csv"), CSV_HEADER + "\n", StandardCharsets.UTF_8);
   }
 
-  /** Appends a run's rows (load and job) to results.csv at once, so a partial run keeps them. */
+  /**
+   * Appends a run's rows (load and job) to results.csv at once, so a partial run keeps them; a
+   * run that failed gets one job row with no seconds, so that every run is there.
+   */
   public void append(Record r) throws IOException {
-    if (r.result() == null) {
+    if (r.result() == null && r.note().startsWith("skipped")) {
       return;
     }
     var p = r.point();
     String prefix = String.join(",", p.workload(), p.param(), p.value(), r.engine(),
         Boolean.toString(p.params().combinerEnabled()), r.kind(), Integer.toString(r.run() + 1));
-    String rows = prefix + ",load," + seconds(r.result().loadSeconds()) + "," + r.verified() + "\n"
+    String rows = r.result() == null ? prefix + ",job,,false\n" : prefix + ",load," + seconds(r.result().loadSeconds()) + "," + r.verified() + "\n"
         + prefix + ",job," + seconds(r.result().jobSeconds()) + "," + r.verified() + "\n";
     Files.writeString(dir.resolve("results.csv"), rows, StandardCharsets.UTF_8, StandardOpenOption.APPEND);
   }

@@ -3,11 +3,13 @@ package org.sss.bench.synthetic;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.sss.bench.synthetic.SyntheticParams.PartitionMethod;
 
 /** What the tables and summary.csv make of runs that failed or gave a wrong answer. */
@@ -36,6 +38,22 @@ class ReportTest {
     assertTrue(table.contains("1.00-1.20"), table);
     List<String> summary = Report.summaryRows(W, rs);
     assertEquals("w,mapoutKeyCount,64K,sss,false,job,1,2,1.100,1.000,1.200,false", summary.get(1));
+  }
+
+  /** results.csv has every run: one that failed has a job row without seconds. */
+  @Test
+  void resultsCsv_hasFailedRunsToo(@TempDir Path dir) throws Exception {
+    Report report = new Report(dir);
+    report.append(run(true, 0, 5.0, true));
+    report.append(new Record(POINT, "sss", false, 0, null, "failed: node 1 lost"));
+    report.append(run(false, 1, 0.01, false));
+    report.append(new Record(POINT, "hadoop", false, 0, null, "skipped: Hadoop cannot place reducers"));
+    assertEquals(List.of(Report.CSV_HEADER,
+        "w,mapoutKeyCount,64K,sss,false,warmup,1,load,0.500,true",
+        "w,mapoutKeyCount,64K,sss,false,warmup,1,job,5.000,true",
+        "w,mapoutKeyCount,64K,sss,false,timed,1,job,,false",
+        "w,mapoutKeyCount,64K,sss,false,timed,2,load,0.500,false",
+        "w,mapoutKeyCount,64K,sss,false,timed,2,job,0.010,false"), Files.readAllLines(dir.resolve("results.csv")));
   }
 
   @Test
