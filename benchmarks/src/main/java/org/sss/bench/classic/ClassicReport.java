@@ -55,9 +55,12 @@ public final class ClassicReport {
     this.wordCountSummary = s;
   }
 
-  /** Appends an outcome's rows (start, load, job: those that apply). */
+  /**
+   * Appends an outcome's rows (start, load, job: those that apply); a run that failed gets one
+   * job row with no seconds, so that every run is there.
+   */
   public void append(ClassicBench.Outcome o) throws IOException {
-    if (dir == null || !o.ran()) {
+    if (dir == null || o.skipped()) {
       return;
     }
     String prefix = String.join(",", o.job(), o.param(), csv(o.value()), o.engine(),
@@ -69,7 +72,8 @@ public final class ClassicReport {
     if (o.load() != null) {
       rows.append(prefix).append(",load,").append(sec(o.load())).append(',').append(o.verified()).append('\n');
     }
-    rows.append(prefix).append(",job,").append(sec(o.jobSeconds())).append(',').append(o.verified()).append('\n');
+    rows.append(prefix).append(",job,").append(o.ran() ? sec(o.jobSeconds()) : "").append(',')
+        .append(o.ran() && o.verified()).append('\n');
     Files.writeString(dir.resolve("results.csv"), rows.toString(), StandardCharsets.UTF_8, StandardOpenOption.APPEND);
   }
 
@@ -91,15 +95,19 @@ public final class ClassicReport {
     return out;
   }
 
-  /** The timed runs' seconds of one phase. */
+  /**
+   * The seconds of one phase of the timed runs that verified: a run whose answer was wrong may
+   * have been fast because it skipped work, so its time is in no figure.
+   */
   static Spread spread(List<ClassicBench.Outcome> os, java.util.function.Function<ClassicBench.Outcome, Double> phase) {
-    return Spread.of(os.stream().filter(o -> o.timed() && o.ran() && phase.apply(o) != null).map(phase).toList());
+    return Spread.of(os.stream().filter(o -> o.timed() && o.ran() && o.verified() && phase.apply(o) != null)
+        .map(phase).toList());
   }
 
   /**
-   * The table: a row per job and engine with the median of its timed runs per phase, the job's
-   * range (fastest-slowest) and run count, the ratio of median job times to SSS's, and whether
-   * every run (warm-ups too) verified.
+   * The table: a row per job and engine with the median of its verified timed runs per phase,
+   * the job's range (fastest-slowest) and the number of runs those figures are, the ratio of
+   * median job times to SSS's, and whether every run (warm-ups too) verified.
    */
   public static String table(List<ClassicBench.Outcome> outcomes, boolean markdown) {
     List<String> header = List.of("job", "input", "engine", "start s", "load s", "job s", "job range", "runs",
@@ -116,12 +124,13 @@ public final class ClassicReport {
         boolean failed = os.stream().anyMatch(o -> !o.ran() && !o.skipped());
         String ratio = job.runs() == 0 || Double.isNaN(sss) || e.getKey().equals("sss") ? "-"
             : String.format(Locale.ROOT, "%.1fx", job.median() / sss);
-        long timed = os.stream().filter(o -> o.timed() && o.ran()).count();
+        boolean unverified = os.stream().anyMatch(o -> o.timed() && o.ran() && !o.verified());
         long warm = os.stream().filter(o -> o.warmup() && o.ran()).count();
         rows.add(List.of(first.job(), first.value(), e.getKey(), cell(spread(os, ClassicBench.Outcome::start)),
             cell(spread(os, ClassicBench.Outcome::load)), job.runs() > 0 ? cell(job) + (failed ? " (FAILED runs)" : "")
-                : first.skipped() ? "n/a" : "FAILED", job.range(), ran ? timed + (warm > 0 ? " + " + warm + " warm-up"
-                : "") : "-", ratio, ran ? (os.stream().allMatch(o -> !o.ran() || o.verified()) ? "yes" : "NO") : "-"));
+                + (unverified ? " (UNVERIFIED runs)" : "") : first.skipped() ? "n/a" : unverified ? "UNVERIFIED"
+                : "FAILED", job.range(), ran ? job.runs() + (warm > 0 ? " + " + warm + " warm-up" : "") : "-", ratio,
+            ran ? (os.stream().allMatch(o -> !o.ran() || o.verified()) ? "yes" : "NO") : "-"));
       }
     }
     return format(header, rows, markdown);

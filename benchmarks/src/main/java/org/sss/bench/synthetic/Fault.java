@@ -21,7 +21,13 @@ public enum Fault {
    */
   SPLIT_GROUP,
   /** Key 0's output is written into a partition (or Hadoop part file) its hash does not name. */
-  WRONG_PARTITION;
+  WRONG_PARTITION,
+  /**
+   * The map calls of input keys 0 and 1 each read the other's value, as a reader that pairs keys
+   * with the wrong values would hand them over: every value is still read once, so the sum of the
+   * values' checksums holds, and the map output (which depends on the key only) is the right one.
+   */
+  SWAPPED_INPUT;
 
   /** The job configuration key that carries the fault to the tasks. */
   public static final String CONFIG = "synthetic.inject";
@@ -42,7 +48,7 @@ public enum Fault {
         return f;
       }
     }
-    throw new IllegalArgumentException(CONFIG + " must be one of missing-value, split-group, wrong-partition; got '"
-        + label + "'");
+    throw new IllegalArgumentException(CONFIG + " must be one of missing-value, split-group, wrong-partition, "
+        + "swapped-input; got '" + label + "'");
   }
 }

@@ -21,7 +21,9 @@ import org.apache.hadoop.mapreduce.lib.partition.HashPartitioner;
  * <ul>
  *   <li><b>every pair, where it is stored</b>: each pair must be in the part file that
  *       {@link HashPartitioner} (the job's partitioner) names for its key, and each part file in
- *       increasing key order (as the reduce wrote it); one part file per reduce task;
+ *       increasing key order (as the reduce wrote it); one part file per reduce task, and no
+ *       other file a reader would see (any name not starting with '_' or '.'): such a file is
+ *       named, and its pairs are counted as output;
  *   <li><b>a sample of keys by key</b> ({@link KeySample}): each sampled key is looked up in the
  *       part file its partitioner names, reading keys only up to it (the values of other keys are
  *       skipped), and its values compared with the expected ones exactly.
@@ -37,24 +39,31 @@ final class HadoopOutputCheck {
     LongWritable k = new LongWritable();
     BytesWritable v = new BytesWritable();
     Map<Integer, Path> parts = new TreeMap<>();
-    for (FileStatus st : fs.listStatus(output, path -> path.getName().startsWith("part-"))) {
+    // every file a reader of the directory sees: Hadoop's input formats skip only '_' and '.' names
+    for (FileStatus st : fs.listStatus(output, path -> !path.getName().startsWith("_")
+        && !path.getName().startsWith("."))) {
       String name = st.getPath().getName();
       int index = name.matches("part-r-\\d+") ? Integer.parseInt(name.substring("part-r-".length())) : -1;
-      if (index < 0 || index >= reduces) {
+      boolean part = index >= 0 && index < reduces && st.isFile();
+      if (part) {
+        parts.put(index, st.getPath());
+      } else {
         seen.problem(Observed.PLACEMENT, "unexpected output file " + name);
-        continue;
+        if (!st.isFile()) {
+          continue;
+        }
+        // its pairs are output all the same: counted, so that a copy of a pair here shows as one pair too many
       }
-      parts.put(index, st.getPath());
       try (SequenceFile.Reader r = new SequenceFile.Reader(conf, SequenceFile.Reader.file(st.getPath()))) {
         long previous = Long.MIN_VALUE;
         while (r.next(k, v)) {
           long key = k.get();
           int named = partitioner.getPartition(k, v, reduces);
-          if (named != index) {
+          if (part && named != index) {
             seen.problem(Observed.PLACEMENT, "key " + key + " in " + name + ", its HashPartitioner names part "
                 + named);
           }
-          if (key < previous) {
+          if (part && key < previous) {
             seen.problem(Observed.ORDER, "key " + key + " after key " + previous + " in " + name);
           }
           previous = key;

@@ -16,7 +16,8 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 /**
  * Plots like the paper's figures 4-6: log-log, x the swept parameter, y the job's seconds, one
  * line per engine and combiner setting through the medians of the timed runs, and every timed
- * run as a small dot of the line's colour, so the spread shows. Warm-ups are not plotted.
+ * run as a small dot of the line's colour, so the spread shows. Warm-ups are not plotted, nor
+ * runs that did not verify.
  */
 public final class Plots {
   private static final Color[] COLORS = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c),
@@ -31,7 +32,7 @@ public final class Plots {
     }
     Map<String, Map<Double, List<Double>>> series = new LinkedHashMap<>();
     for (Record r : records) {
-      if (r.result() == null || r.warmup() || !r.point().workload().equals(w.name())) {
+      if (!r.verified() || r.warmup() || !r.point().workload().equals(w.name())) {
         continue;
       }
       series.computeIfAbsent(r.series(), s -> new LinkedHashMap<>())

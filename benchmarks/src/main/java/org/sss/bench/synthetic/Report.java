@@ -17,8 +17,8 @@ import java.util.Set;
 /**
  * The console tables, and in the output directory results.csv (every run, warm-ups marked),
  * summary.csv (per point, engine and phase: runs, median, range), report.md and the plots.
- * Every figure in a table is the median of the point's timed runs; warm-ups are listed apart and
- * never enter a median.
+ * Every figure in a table is the median of the point's verified timed runs; warm-ups are listed
+ * apart and never enter a median, nor does a run whose answer was wrong.
  */
 public final class Report {
   public static final String CSV_HEADER = "workload,param,value,engine,combiner,kind,run,phase,seconds,verified";
@@ -40,15 +40,18 @@ public final class Report {
     Files.writeString(dir.resolve("results.csv"), CSV_HEADER + "\n", StandardCharsets.UTF_8);
   }
 
-  /** Appends a run's rows (load and job) to results.csv at once, so a partial run keeps them. */
+  /**
+   * Appends a run's rows (load and job) to results.csv at once, so a partial run keeps them; a
+   * run that failed gets one job row with no seconds, so that every run is there.
+   */
   public void append(Record r) throws IOException {
-    if (r.result() == null) {
+    if (r.result() == null && r.note().startsWith("skipped")) {
       return;
     }
     var p = r.point();
     String prefix = String.join(",", p.workload(), p.param(), p.value(), r.engine(),
         Boolean.toString(p.params().combinerEnabled()), r.kind(), Integer.toString(r.run() + 1));
-    String rows = prefix + ",load," + seconds(r.result().loadSeconds()) + "," + r.verified() + "\n"
+    String rows = r.result() == null ? prefix + ",job,,false\n" : prefix + ",load," + seconds(r.result().loadSeconds()) + "," + r.verified() + "\n"
         + prefix + ",job," + seconds(r.result().jobSeconds()) + "," + r.verified() + "\n";
     Files.writeString(dir.resolve("results.csv"), rows, StandardCharsets.UTF_8, StandardOpenOption.APPEND);
   }
@@ -61,9 +64,12 @@ public final class Report {
     return Spread.of(xs).median();
   }
 
-  /** The timed runs' seconds of one phase (load or job) of some records. */
+  /**
+   * The seconds of one phase (load or job) of some records' timed runs that verified: a run whose
+   * answer was wrong may have been fast because it skipped work, so its time is in no figure.
+   */
   static Spread spread(List<Record> rs, boolean load) {
-    return Spread.of(rs.stream().filter(r -> r.timed() && r.result() != null)
+    return Spread.of(rs.stream().filter(r -> r.timed() && r.verified())
         .map(r -> load ? r.result().loadSeconds() : r.result().jobSeconds()).toList());
   }
 
@@ -82,8 +88,9 @@ public final class Report {
   /**
    * The table of one workload: a row per swept value; per engine and combiner setting the
    * median load and job seconds of the timed runs and the job's range (fastest-slowest); and
-   * the ratio of Hadoop's median job time to SSS's. A cell with fewer timed runs than
-   * {@code repeats} (a run failed) says how many it has.
+   * the ratio of Hadoop's median job time to SSS's. A cell with fewer verified timed runs than
+   * {@code repeats} (a run failed, or gave a wrong answer) says how many it has, and
+   * "(UNVERIFIED)" when a timed run gave a wrong answer.
    */
   public static String table(SweepPlan.Workload w, List<Record> all, boolean markdown) {
     Map<String, Map<String, List<Record>>> cells = cells(w, all);
@@ -142,10 +149,10 @@ public final class Report {
     Spread sp = spread(rs, load);
     boolean bad = rs.stream().anyMatch(r -> r.timed() && r.result() != null && !r.verified());
     if (sp.runs() == 0) {
-      String note = "-";
+      String note = bad ? "UNVERIFIED" : "-";
       for (Record r : rs) {
         if (r.timed() && r.result() == null) {
-          note = r.note().startsWith("skipped") ? "n/a" : "FAILED";
+          note = r.note().startsWith("skipped") ? "n/a" : bad ? "FAILED, UNVERIFIED" : "FAILED";
         }
       }
       return note;
@@ -170,7 +177,10 @@ public final class Report {
     return rows.isEmpty() ? "" : format(header, rows, markdown);
   }
 
-  /** summary.csv's rows of one workload: per point, series and phase, the timed runs' median and range. */
+  /**
+   * summary.csv's rows of one workload: per point, series and phase, the verified timed runs'
+   * number, median and range, and whether every run (warm-ups too) verified.
+   */
   static List<String> summaryRows(SweepPlan.Workload w, List<Record> all) {
     List<String> out = new ArrayList<>();
     for (Map<String, List<Record>> bySeries : cells(w, all).values()) {
@@ -260,9 +270,11 @@ public final class Report {
       + "the job, their range (fastest-slowest); `summary.csv` has both for every phase. Before a series' (engine "
       + "and combiner setting) first timed run, `warmups` untimed runs of that same point warm its code (class "
       + "loading, JIT) on both engines alike: SSS's embedded cluster and Hadoop's local runner live in the "
-      + "benchmark's JVM. Warm-ups are listed apart and enter no median. Every run, warm-ups too, is verified "
-      + "outside the timed phases: the job's counters (input records and checksum, values and checksum reduced, "
-      + "the number of reduce groups, and a digest of every group's key, value count and checksum), every output "
+      + "benchmark's JVM. Warm-ups are listed apart and enter no median, nor does a run that did not verify (its "
+      + "cell says UNVERIFIED and how many runs the figure is). Every run, warm-ups too, is verified "
+      + "outside the timed phases: the job's counters (input records and a digest of every input pair's key and "
+      + "value, values and checksum reduced, the number of reduce groups, and a digest of every group's key, "
+      + "value count and checksum), every output "
       + "pair read where it is stored (in the partition or part file its key's hash names; per key, the exact "
       + "multiset of output values), and a sample of keys read by key. Without `--cluster`, SSS runs on an "
       + "embedded cluster started once per node count (untimed) and kept for later runs, as a deployed cluster is; "

@@ -21,9 +21,10 @@ import java.util.zip.CRC32C;
  * </ul>
  *
  * <h2>Proof of work</h2>
- * Mappers sum the CRC32C of every input value they read; reducers count the raw values they
- * received (directly or inside combined ones) and sum their checksums. Both sums go to job
- * counters and must equal what {@link Expected} computes from the parameters alone.
+ * Mappers sum {@link #inputDigest}(key, CRC32C of its value) over every input pair they read;
+ * reducers count the raw values they received (directly or inside combined ones) and sum their
+ * checksums. Both sums go to job counters and must equal what {@link Expected} computes from the
+ * parameters alone.
  *
  * <h2>Per-key proof</h2>
  * An output value may be one byte, too short to carry what its key received. So every reduce
@@ -124,6 +125,17 @@ public final class SyntheticData {
     return z ^ (z >>> 31);
   }
 
+  /**
+   * The digest of one input pair as a map call reads it: its key and its value's CRC32C. Summed
+   * over the map calls, it equals the reference's sum only if every key was read with its own
+   * value: a sum of the values' checksums alone holds when values are handed to the wrong keys
+   * (every value still read once), and the map output, which depends on the key only, would not
+   * show it either.
+   */
+  public static long inputDigest(long key, long crc) {
+    return mix(mix(key ^ 0x2545F4914F6CDD1DL) + crc);
+  }
+
   /** The digest of one reduce call's group: its key, how many raw values it held, and their checksum sum. */
   public static long groupDigest(long key, long count, long crcSum) {
     return mix(mix(mix(key ^ 0x5DEECE66DL) ^ count) + crcSum);
@@ -180,12 +192,20 @@ public final class SyntheticData {
       this.fault = fault;
     }
 
-    /** Emits the map call's pairs; returns the input value's checksum. The value array is reused. */
+    /**
+     * Emits the map call's pairs; returns the input pair's {@link #inputDigest} (key and value
+     * checksum). The value array is reused.
+     */
     public long map(long key, byte[] in, int off, int len, PairSink out) throws Exception {
       if (len != inputLength) {
         throw new IllegalStateException("input key " + key + " has a value of " + len + " bytes, expected " + inputLength);
       }
       long crc = crc(in, off, len);
+      if (fault == Fault.SWAPPED_INPUT && (key == 0 || key == 1) && initialKeyCount > 1) {
+        byte[] other = java.util.Arrays.copyOfRange(in, off, off + len);
+        fillInput(other, key ^ 1); // the other key's value: the same pattern, the other key in its header
+        crc = crc(other, 0, len);
+      }
       if (value == null) {
         value = pattern(valueLength);
       }
@@ -198,7 +218,7 @@ public final class SyntheticData {
         fillRaw(value, g);
         out.emit(g % unique, value);
       }
-      return crc;
+      return inputDigest(key, crc);
     }
   }
 

@@ -62,6 +62,21 @@ class ClassicBenchTest {
         () -> ClassicPlan.parse(Map.of("workload", "classic", "repeats", "0"), "x", null));
   }
 
+  /** A timed run whose output was wrong is in no median, range, run count or ratio; the row says so. */
+  @Test
+  void table_leavesUnverifiedRunsOutOfItsFigures() {
+    List<ClassicBench.Outcome> out = List.of(
+        new ClassicBench.Outcome("pi", "maps x samples", "3 x 1000", "sss", false, 0, null, null, 1.0, true, ""),
+        new ClassicBench.Outcome("pi", "maps x samples", "3 x 1000", "sss", false, 1, null, null, 1.0, true, ""),
+        new ClassicBench.Outcome("pi", "maps x samples", "3 x 1000", "hadoop", false, 0, null, null, 2.0, true, ""),
+        new ClassicBench.Outcome("pi", "maps x samples", "3 x 1000", "hadoop", false, 1, null, null, 0.01, false,
+            "estimate differs"));
+    String table = ClassicReport.table(out, false);
+    String hadoop = table.lines().filter(l -> l.contains("hadoop")).findFirst().orElseThrow();
+    assertTrue(hadoop.contains("2.00 (UNVERIFIED runs)") && hadoop.contains("2.0x") && hadoop.contains(" NO"), table);
+    assertFalse(hadoop.contains("0.01"), table);
+  }
+
   @Test
   void tinyRun_onSssAndHadoop_warmsUp_repeats_andVerifiesEveryRun() throws Exception {
     ClassicPlan plan = ClassicPlan.parse(Map.of("workload", "classic", "engines", "sss,hadoop", "nodes", "2",

@@ -91,6 +91,21 @@ class FaultInjectionTest {
     assertFalse(r.problem().contains("reduce"), r.problem());
   }
 
+  /**
+   * Input keys 0 and 1 each mapped with the other's value (a reader that pairs keys with the wrong
+   * values): every value is read once, so a sum of the values' checksums holds, and the map output,
+   * which depends on the key only, is right. Only a digest of each input pair, key and value
+   * together, sees it.
+   */
+  @Test
+  void swappedInputValues_areCaught_onBothEngines() throws Exception {
+    assertCaught(sss(Fault.SWAPPED_INPUT), "input checksum");
+    RunResult h = hadoop(Fault.SWAPPED_INPUT);
+    assertCaught(h, "input checksum");
+    assertFalse(h.problem().contains("reduce"), h.problem());
+    assertFalse(h.problem().contains(Observed.OUTPUT), h.problem());
+  }
+
   @Test
   void hadoop_cleanRun_verifies_andEveryFaultIsCaught() throws Exception {
     RunResult clean = hadoop(Fault.NONE);

@@ -89,7 +89,7 @@ class SyntheticRunTest {
           tail = rest;
         }
         assertArrayEquals(tail, rest, "input " + i + " carries the same pattern as input 0");
-        inputCrc += crc(v);
+        inputCrc += SyntheticData.inputDigest(i, crc(v)); // key and value together
       }
       int u = Math.toIntExact(p.mapoutUniqueKeyCount());
       int groups = sourceOf == null ? 1 : nodes;

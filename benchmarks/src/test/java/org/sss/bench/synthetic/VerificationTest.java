@@ -16,8 +16,8 @@ class VerificationTest {
   static final SyntheticParams P = new SyntheticParams("v", 1, 1, 16, 8, 65536, 1, 16, 1,
       PartitionMethod.AVERAGE, false, 2);
 
-  /** What a correct run reports, built from the expected values themselves. */
-  static Observed correct(Expected e) {
+  /** The counters of a correct run, and no output yet. */
+  static Observed correctCounters(Expected e) {
     Observed o = new Observed(e.keys());
     o.inputRecords = e.inputRecords();
     o.inputCrc = e.inputCrc();
@@ -25,6 +25,12 @@ class VerificationTest {
     o.valueCrc = e.valueCrc();
     o.reduceKeys = e.groups();
     o.reduceDigest = e.reduceDigest();
+    return o;
+  }
+
+  /** What a correct run reports, built from the expected values themselves. */
+  static Observed correct(Expected e) {
+    Observed o = correctCounters(e);
     for (int k = 0; k < e.keys(); k++) {
       for (byte[] v : e.valuesOf(k)) {
         o.addOutput(k, v, 0, v.length, e.outputLength());
@@ -87,6 +93,39 @@ class VerificationTest {
     assertTrue(problem.contains("output pairs: expected 16, got 18"), problem);
     assertTrue(problem.contains(Observed.OUTPUT + ": 1 (key 5: 2 output values, expected 1)"), problem);
     assertTrue(problem.contains(Observed.UNKNOWN_KEYS + ": 1 (key 99)"), problem);
+  }
+
+  /**
+   * Wrong outputs a skeptic would try, one at a time on a shape whose outputs carry (count,
+   * checksum sum, key): a truncated value, a value with the right count but another checksum sum,
+   * and a value of key 3 written under key 4 in place of key 4's own.
+   */
+  @Test
+  void truncated_wrongChecksum_andMislabelledOutputs_areEachCaught() {
+    SyntheticParams p = new SyntheticParams("v", 1, 1, 16, 8, 65536, 1, 16, 24, PartitionMethod.AVERAGE, false, 2);
+    Expected e = Expected.compute(p, null, 1);
+
+    Observed truncated = correctCounters(e);
+    Observed wrongSum = correctCounters(e);
+    Observed mislabelled = correctCounters(e);
+    for (int k = 0; k < e.keys(); k++) {
+      byte[] v = e.valuesOf(k).get(0);
+      truncated.addOutput(k, v, 0, k == 2 ? v.length - 1 : v.length, e.outputLength());
+      byte[] w = v.clone();
+      if (k == 2) {
+        SyntheticData.fillOutput(w, 2, 4096, 12345); // the right count, another checksum sum
+      }
+      wrongSum.addOutput(k, w, 0, w.length, e.outputLength());
+      byte[] m = k == 4 ? e.valuesOf(3).get(0) : v;
+      mislabelled.addOutput(k, m, 0, m.length, e.outputLength());
+    }
+    String t = truncated.compare(e);
+    assertTrue(t.contains("output values of the wrong length: expected 0, got 1")
+        && t.contains(Observed.OUTPUT + ": 1 (key 2: output value not the expected)"), t);
+    String w = wrongSum.compare(e);
+    assertEquals(Observed.OUTPUT + ": 1 (key 2: output value not the expected)", w);
+    String m = mislabelled.compare(e);
+    assertEquals(Observed.OUTPUT + ": 1 (key 4: output value not the expected)", m);
   }
 
   @Test
