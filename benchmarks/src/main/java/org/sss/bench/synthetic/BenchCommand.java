@@ -37,7 +37,9 @@ public final class BenchCommand implements Callable<Integer> {
       description = "engines to run, overriding the files (sss,hadoop; classic files also spark)")
   String engines;
 
-  @Option(names = "--out", paramLabel = "DIR", description = "write results.csv, report.md and plots here")
+  @Option(names = "--out", paramLabel = "DIR",
+      description = "write results.csv, summary.csv, report.md and plots here (default: a new directory under"
+          + " $TMPDIR/sss-results, named at the end)")
   Path out;
 
   @CommandLine.Spec
@@ -95,18 +97,20 @@ public final class BenchCommand implements Callable<Integer> {
       }
     }
     long bad = 0;
+    // a run always leaves its report, plots and CSVs: in --out, else in a new directory it names at the end
+    Path outDir = org.sss.bench.ResultsDir.orFresh(out, "bench");
+    String verdict = null;
     if (!workloads.isEmpty()) {
       Bench bench = new Bench(clusterFile, Progress.console(), console);
-      Report report = out == null ? null : new Report(out);
+      Report report = new Report(outDir);
       List<Record> records = bench.run(workloads, report);
-      if (report != null) {
-        report.finish(workloads, records, commandLine(), Report.machine());
-      }
+      report.finish(workloads, records, commandLine(), Report.machine());
+      verdict = Report.verdict(workloads, records);
       bad += records.stream().filter(r -> r.result() != null && !r.verified()
           || r.result() == null && !r.note().startsWith("skipped")).count();
     }
     if (!classic.isEmpty()) {
-      ClassicReport report = new ClassicReport(out, workloads.isEmpty());
+      ClassicReport report = new ClassicReport(outDir, workloads.isEmpty());
       List<String> sections = new ArrayList<>();
       for (ClassicPlan plan : classic) {
         List<ClassicBench.Outcome> outcomes = new ClassicBench(clusterFile, Progress.console(), console)
@@ -123,16 +127,15 @@ public final class BenchCommand implements Callable<Integer> {
           Report.machine() + "spark: 4.2.0 (spark-core_2.13, local mode, its own JVM from benchmarks/spark)\n",
           sections);
     }
-    if (out != null) {
-      console.println("results in " + out.toAbsolutePath());
-      console.flush();
-    }
+    console.println("results in " + outDir.toAbsolutePath());
     if (bad > 0) {
       console.println(bad + " run(s) failed or did not verify");
-      console.flush();
-      return 1;
     }
-    return 0;
+    if (verdict != null) {
+      console.println(verdict);
+    }
+    console.flush();
+    return bad > 0 ? 1 : 0;
   }
 
   private Path clusterFile() {

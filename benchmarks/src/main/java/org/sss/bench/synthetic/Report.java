@@ -141,6 +141,43 @@ public final class Report {
     return format(header, rows, markdown);
   }
 
+  /**
+   * One line that says who won: at how many points (swept value and combiner setting) SSS's
+   * median job time beat Hadoop's, and the spread of Hadoop/SSS ratios. Null when no point ran
+   * on both engines. Says where Hadoop ran, since its local job runner is not a cluster.
+   */
+  public static String verdict(List<SweepPlan.Workload> workloads, List<Record> all) {
+    int points = 0;
+    int wins = 0;
+    List<Double> ratios = new ArrayList<>();
+    boolean local = true;
+    for (SweepPlan.Workload w : workloads) {
+      local &= w.hadoopConf() == null;
+      for (Map<String, List<Record>> row : cells(w, all).values()) {
+        for (String s : row.keySet()) {
+          if (!s.startsWith("sss") || !row.containsKey("hadoop" + s.substring(3))) {
+            continue;
+          }
+          double sss = jobMedian(row.get(s));
+          double hadoop = jobMedian(row.get("hadoop" + s.substring(3)));
+          if (Double.isNaN(sss) || Double.isNaN(hadoop)) {
+            continue;
+          }
+          points++;
+          wins += sss < hadoop ? 1 : 0;
+          ratios.add(hadoop / sss);
+        }
+      }
+    }
+    if (points == 0) {
+      return null;
+    }
+    Spread r = Spread.of(ratios);
+    return String.format(Locale.ROOT, "verdict: SSS faster than Hadoop (%s) at %d of %d points;"
+        + " Hadoop/SSS median job time %.1fx (from %.1fx to %.1fx)",
+        local ? "local job runner" : "its cluster", wins, points, r.median(), r.min(), r.max());
+  }
+
   static double jobMedian(List<Record> rs) {
     return spread(rs, false).median();
   }

@@ -63,4 +63,27 @@ class ReportTest {
     assertTrue(table.contains("UNVERIFIED"), table);
     assertTrue(!table.contains("0.02"), table);
   }
+
+  static Record engineRun(SweepPlan.Point point, String engine, int i, double seconds) {
+    return new Record(point, engine, false, i, new RunResult(0.1, seconds, true, "", Map.of()), "");
+  }
+
+  /** The verdict counts points where SSS's median beat Hadoop's, and gives the ratios' spread. */
+  @Test
+  void verdict_countsThePointsSssWon() {
+    SweepPlan.Point a = POINT;
+    SweepPlan.Point b = new SweepPlan.Point("w", "mapoutKeyCount", "1K", 1024, P);
+    SweepPlan.Workload w = new SweepPlan.Workload("w", Path.of("w.properties"), "mapoutKeyCount", 1 << 20,
+        List.of(a, b), 3, 1, List.of("sss", "hadoop"), null);
+    List<Record> rs = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      rs.add(engineRun(a, "sss", i, 1.0));
+      rs.add(engineRun(a, "hadoop", i, 4.0));   // SSS wins, 4x
+      rs.add(engineRun(b, "sss", i, 2.0));
+      rs.add(engineRun(b, "hadoop", i, 1.0));   // Hadoop wins, 0.5x
+    }
+    assertEquals("verdict: SSS faster than Hadoop (local job runner) at 1 of 2 points;"
+        + " Hadoop/SSS median job time 2.3x (from 0.5x to 4.0x)", Report.verdict(List.of(w), rs));
+    assertEquals(null, Report.verdict(List.of(W), List.of(run(false, 0, 1.0, true))), "no point ran on both");
+  }
 }
