@@ -252,36 +252,89 @@ public final class SssClient implements AutoCloseable {
     return sum.build();
   }
 
-  /** The exact number of pairs in a table. */
+  /** Count requests a node has at once during {@link #count}: it counts that many partitions in parallel. */
+  static final int COUNT_WINDOW = 4;
+
+  /**
+   * The exact number of pairs in a table.
+   *
+   * <p>A request per partition, each reading a P-th of the table, and at most
+   * {@link #COUNT_WINDOW} of them at a node at once: a request's timeout runs from when it is
+   * sent, so were all sent together the last one would wait for all of its node's partitions
+   * and a large table would run into the timeout as a single request did. A node that cannot be
+   * reached is tried once, not once per partition.
+   */
   public long count(String table) {
-    // a request per partition: each reads a P-th of the table, so none runs into the timeout
-    // however large the table, and a node counts several partitions at once
-    List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>();
+    List<List<Integer>> byNode = new ArrayList<>();
+    for (int n = 0; n < spec.nodeCount(); n++) {
+      byNode.add(new ArrayList<>());
+    }
     for (int p = 0; p < partitions.partitions(); p++) {
+      byNode.get(partitions.ownerOf(p)).add(p);
+    }
+    java.util.concurrent.atomic.AtomicLong total = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicReference<Throwable> first = new java.util.concurrent.atomic.AtomicReference<>();
+    List<CompletableFuture<Void>> lanes = new ArrayList<>();
+    int longest = 0;
+    for (int n = 0; n < spec.nodeCount(); n++) {
+      if (byNode.get(n).isEmpty()) {
+        continue;
+      }
+      org.sss.core.transport.Connection c;
       try {
-        futures.add(channels.get(partitions.ownerOf(p)).call(Request.newBuilder().setCount(
-            Count.newBuilder().setTable(table).addPartitions(p))));
+        c = channels.get(n);
       } catch (RuntimeException e) {
-        futures.add(CompletableFuture.failedFuture(e));
+        first.compareAndSet(null, e); // the count fails; requests already sent are still answered and released
+        continue;
+      }
+      java.util.Queue<Integer> queue = new java.util.concurrent.ConcurrentLinkedQueue<>(byNode.get(n));
+      longest = Math.max(longest, byNode.get(n).size());
+      for (int i = 0; i < Math.min(COUNT_WINDOW, byNode.get(n).size()); i++) {
+        CompletableFuture<Void> lane = new CompletableFuture<>();
+        lanes.add(lane);
+        countNext(c, table, queue, total, first, lane);
       }
     }
-    long total = 0;
-    RuntimeException first = null;
-    for (CompletableFuture<Frame<Response>> f : futures) {
-      try {
-        Frame<Response> r = NodeChannels.await(f, timeout);
-        total += r.header().getCount().getPairs();
-        r.release();
-      } catch (RuntimeException e) {
-        first = first != null ? first : e;
-      }
+    try {
+      // every call ends within its own timeout (or when its connection breaks); this bound is a safety net
+      CompletableFuture.allOf(lanes.toArray(new CompletableFuture[0]))
+          .get(timeout.toMillis() * (longest + 1), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      first.compareAndSet(null, e);
     }
-    if (first != null) {
-      throw first;
+    if (first.get() != null) {
+      throw NodeChannels.unwrap(first.get());
     }
-    return total;
+    return total.get();
   }
 
+  /** Counts the next partition of {@code queue} over {@code c}, then the next, until none is left or one failed. */
+  private void countNext(org.sss.core.transport.Connection c, String table, java.util.Queue<Integer> queue,
+                         java.util.concurrent.atomic.AtomicLong total,
+                         java.util.concurrent.atomic.AtomicReference<Throwable> first, CompletableFuture<Void> lane) {
+    Integer p = first.get() == null ? queue.poll() : null;
+    if (p == null) {
+      lane.complete(null);
+      return;
+    }
+    CompletableFuture<Frame<Response>> f;
+    try {
+      f = c.call(Request.newBuilder().setCount(Count.newBuilder().setTable(table).addPartitions(p)));
+    } catch (RuntimeException e) {
+      first.compareAndSet(null, e);
+      lane.complete(null);
+      return;
+    }
+    f.whenComplete((r, e) -> {
+      if (e != null) {
+        first.compareAndSet(null, e);
+      } else {
+        total.addAndGet(r.header().getCount().getPairs());
+        r.release();
+      }
+      countNext(c, table, queue, total, first, lane);
+    });
+  }
 
   /** Sends one request to every node in parallel; successes are returned, failures collected. */
   private List<Frame<Response>> onAllNodes(Request.Builder request, List<Throwable> errors) {

@@ -63,6 +63,112 @@ class ClusterIdentityTest {
     }
   }
 
+  /**
+   * count asks a partition at a time; a node that cannot be reached is tried once, not once per
+   * partition (a node that hangs instead of refusing cost a connect timeout per partition).
+   */
+  @Test
+  void count_triesAnUnreachableNodeOnce_notOncePerPartition() throws Exception {
+    try (ServerSocket a = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+         ServerSocket b = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
+      for (ServerSocket s : List.of(a, b)) {
+        Thread t = new Thread(() -> {
+          while (true) {
+            try (Socket c = s.accept()) {
+              accepted.incrementAndGet(); // and closed at once: a node that is not there
+            } catch (java.io.IOException closed) {
+              return;
+            }
+          }
+        });
+        t.setDaemon(true);
+        t.start();
+      }
+      ClusterSpec spec = ClusterSpec.of(List.of(new NodeAddress(0, "127.0.0.1", a.getLocalPort()),
+          new NodeAddress(1, "127.0.0.1", b.getLocalPort())), 16, "s3cret");
+      try (SssClient client = SssClient.connect(spec)) {
+        assertThrows(SssException.class, () -> client.count("t"));
+      }
+      assertEquals(2, accepted.get(), "connection attempts: one per node");
+    }
+  }
+
+  /**
+   * A count request's timeout runs from when it is sent: all of a node's partitions sent at once
+   * made the last wait for every other, so a large table's count ran into the timeout as one
+   * request for the whole node did. A node gets a few at a time.
+   */
+  @Test
+  void count_sendsANodeAFewPartitionsAtATime_andAddsThemUp() throws Exception {
+    try (ServerSocket node = new ServerSocket(0, 10, InetAddress.getLoopbackAddress())) {
+      java.util.concurrent.atomic.AtomicInteger maxOutstanding = new java.util.concurrent.atomic.AtomicInteger();
+      CompletableFuture<Void> serving = CompletableFuture.runAsync(() -> countSlowly(node, "s3cret", maxOutstanding));
+      ClusterSpec spec = ClusterSpec.of(List.of(new NodeAddress(0, "127.0.0.1", node.getLocalPort())), 32, "s3cret");
+      try (SssClient client = SssClient.connect(spec)) {
+        assertEquals(32 * 3, client.count("t"), "3 pairs a partition");
+      }
+      serving.get(10, TimeUnit.SECONDS);
+      assertTrue(maxOutstanding.get() <= 8, "count requests at the node at once: " + maxOutstanding.get());
+    }
+  }
+
+  /** Node 0 that knows the secret and answers each Count with 3 pairs, one at a time, 10 ms each. */
+  private static void countSlowly(ServerSocket server, String secret, java.util.concurrent.atomic.AtomicInteger max) {
+    try (Socket s = server.accept();
+         DataOutputStream out = new DataOutputStream(s.getOutputStream());
+         DataInputStream in = new DataInputStream(s.getInputStream())) {
+      byte[] nonce = new byte[32];
+      write(out, Response.newBuilder().setChallenge(Challenge.newBuilder()
+          .setNonce(com.google.protobuf.ByteString.copyFrom(nonce)).setProtocolVersion(1).setNodeId(0)).build());
+      Request hello = read(in);
+      write(out, Response.newBuilder().setId(hello.getId()).setCode(ErrorCode.OK).setWelcome(
+          org.sss.core.proto.Welcome.newBuilder().setProof(com.google.protobuf.ByteString.copyFrom(
+              org.sss.core.transport.Auth.serverProof(secret, nonce, hello.getHello().getClientNonce().toByteArray()))))
+          .build());
+      java.util.concurrent.BlockingQueue<Long> received = new java.util.concurrent.LinkedBlockingQueue<>();
+      java.util.concurrent.atomic.AtomicInteger outstanding = new java.util.concurrent.atomic.AtomicInteger();
+      Thread answering = new Thread(() -> {
+        try {
+          while (true) {
+            long id = received.take();
+            Thread.sleep(10);
+            outstanding.decrementAndGet();
+            write(out, Response.newBuilder().setId(id).setCode(ErrorCode.OK)
+                .setCount(org.sss.core.proto.CountResult.newBuilder().setPairs(3)).build());
+          }
+        } catch (InterruptedException | java.io.IOException e) {
+          // done
+        }
+      });
+      answering.setDaemon(true);
+      answering.start();
+      s.setSoTimeout(5000);
+      while (true) {
+        Request r;
+        try {
+          r = read(in);
+        } catch (java.io.EOFException | java.net.SocketTimeoutException end) {
+          break;
+        }
+        max.accumulateAndGet(outstanding.incrementAndGet(), Math::max);
+        received.add(r.getId());
+      }
+      answering.interrupt();
+    } catch (java.io.IOException ignored) {
+      // the client closed the connection
+    }
+  }
+
+  private static Request read(DataInputStream in) throws java.io.IOException {
+    int length = in.readInt();
+    int headerLength = in.readInt();
+    byte[] header = new byte[headerLength];
+    in.readFully(header);
+    in.skipNBytes(length - 4 - headerLength);
+    return Request.parseFrom(header);
+  }
+
   /** Sends node 0's challenge, then answers the hello with OK and no proof of its own. */
   private static void acceptEveryHello(ServerSocket server) {
     try (Socket s = server.accept();
@@ -84,7 +190,7 @@ class ClusterIdentityTest {
     }
   }
 
-  private static void write(DataOutputStream out, Response r) throws java.io.IOException {
+  private static synchronized void write(DataOutputStream out, Response r) throws java.io.IOException {
     byte[] header = r.toByteArray();
     out.writeInt(4 + header.length);
     out.writeInt(header.length);

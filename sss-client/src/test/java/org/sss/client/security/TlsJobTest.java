@@ -181,6 +181,34 @@ class TlsJobTest {
     }
   }
 
+  /**
+   * A connection whose TLS handshake fails (here: plaintext bytes) counts among those waiting to
+   * authenticate only until it is closed: more of them than the bound, one after another, leave
+   * the node open to its clients (a leak would refuse everyone BUSY for good).
+   */
+  @Test
+  void failedHandshakesBeyondTheUnauthenticatedBound_leaveTheNodeOpen() throws Exception {
+    try (TlsCluster c = new TlsCluster(dir, cert, sameCertificate(1))) {
+      NodeAddress node = c.spec.node(0);
+      for (int i = 0; i < org.sss.server.transport.Unauthenticated.DEFAULT_MAX + 20; i++) {
+        try (java.net.Socket s = new java.net.Socket(node.host(), node.port())) {
+          s.setSoTimeout(10_000);
+          s.getOutputStream().write("GET / HTTP/1.0\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+          s.getOutputStream().flush();
+          while (s.getInputStream().read() >= 0) {
+            // until the node closes it
+          }
+        } catch (java.net.SocketException reset) {
+          // closed by the node: what it should do
+        }
+      }
+      try (SssClient client = SssClient.connect(c.spec)) {
+        loadRows(client, 10);
+        assertEquals(10, client.count("rows"));
+      }
+    }
+  }
+
   @Test
   void nodePresentingAnUntrustedCertificate_isRefusedByClients_andByItsPeersInTheShuffle() throws Exception {
     Path[][] certsOf = sameCertificate(3);

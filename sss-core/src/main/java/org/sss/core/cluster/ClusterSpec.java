@@ -175,13 +175,20 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
    * first and restricted later is readable by everyone for a moment.
    */
   public void save(Path file) throws IOException {
-    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-    Files.deleteIfExists(tmp);
-    try (Writer w = Channels.newWriter(createOwnerOnly(tmp), StandardCharsets.UTF_8)) {
-      toProperties().store(w, "SSS cluster");
+    // a leftover of an interrupted save by an earlier version, which used this one name
+    Files.deleteIfExists(file.resolveSibling(file.getFileName() + ".tmp"));
+    // a name of its own: two saves at once must not delete or rename each other's half-written file
+    Path tmp = file.resolveSibling(file.getFileName() + "."
+        + Long.toUnsignedString(java.util.concurrent.ThreadLocalRandom.current().nextLong(), 36) + ".tmp");
+    try {
+      try (Writer w = Channels.newWriter(createOwnerOnly(tmp), StandardCharsets.UTF_8)) {
+        toProperties().store(w, "SSS cluster");
+      }
+      Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    } finally {
+      Files.deleteIfExists(tmp); // only when the save failed
     }
-    Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
   }
 
   /** A new file that only its owner may read or write, from the moment it exists. */

@@ -114,6 +114,39 @@ class ClusterSpecTest {
     assertEquals("x", ClusterSpec.load(target).secret());
   }
 
+  /**
+   * Two saves of one file at once (two launchers, a test harness) each leave a whole file: with
+   * one shared temporary name, one save deleted or renamed the other's half-written file (a
+   * truncated cluster file, or a save failing with NoSuchFileException).
+   */
+  @Test
+  void save_concurrently_neverFailsNorLeavesAPartialFile() throws Exception {
+    Path target = dir.resolve("cluster.properties");
+    List<ClusterSpec> specs = List.of(ClusterSpec.of(nodes(3), 24, "first"), ClusterSpec.of(nodes(4), 32, "second"));
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+    try {
+      List<java.util.concurrent.Future<?>> saves = new java.util.ArrayList<>();
+      for (int i = 0; i < 400; i++) {
+        ClusterSpec spec = specs.get(i % 2);
+        saves.add(pool.submit(() -> {
+          spec.save(target);
+          return null;
+        }));
+      }
+      for (java.util.concurrent.Future<?> f : saves) {
+        f.get(); // throws what a save threw
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    ClusterSpec saved = ClusterSpec.load(target);
+    assertTrue(List.of("first", "second").contains(saved.secret()), saved.secret());
+    assertEquals(saved.secret().equals("first") ? 3 : 4, saved.nodeCount());
+    try (var left = Files.list(dir)) {
+      assertEquals(List.of(target), left.toList(), "no temporary file left behind");
+    }
+  }
+
   @Test
   void fromProperties_defaultsToEightPartitionsPerNodeRoundRobin() {
     ClusterSpec spec = ClusterSpec.fromProperties(props(

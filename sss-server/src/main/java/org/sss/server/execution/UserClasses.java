@@ -13,8 +13,19 @@ final class UserClasses {
     Class<?> c;
     try {
       c = Class.forName(className, true, loader);
+    } catch (ExceptionInInitializerError e) {
+      throw new UserCodeException("cannot load " + type.getSimpleName() + " class " + className
+          + ": its static initializer failed", e.getCause() != null ? e.getCause() : e);
     } catch (ClassNotFoundException | NoClassDefFoundError e) {
+      String why = e.getMessage() == null ? "" : e.getMessage();
+      if (e instanceof NoClassDefFoundError && why.startsWith("Could not initialize class")) {
+        // found, but its static initializer failed on an earlier use in this JVM: no JAR would help
+        throw new UserCodeException("cannot load " + type.getSimpleName() + " class " + className
+            + ": its static initializer failed (on an earlier use on this node)", e);
+      }
+      String missing = e instanceof NoClassDefFoundError && !why.isEmpty() ? why.replace('/', '.') : className;
       throw new UserCodeException("cannot find " + type.getSimpleName() + " class " + className
+          + (missing.equals(className) ? "" : " (it needs " + missing + ")")
           + " on this node: ship the job's classes with Job.Builder.jarByClass(YourJob.class) or .jar(path)"
           + " (they must be in a JAR), or submit the job with 'bin/sss run --jar JAR'", e);
     }

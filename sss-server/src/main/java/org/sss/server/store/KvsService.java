@@ -137,8 +137,8 @@ public final class KvsService {
           n = t.count();
         }
         for (int partition : req.getCount().getPartitionsList()) {
-          if (partition >= partitionMap.partitions()) {
-            throw new StoreException(ErrorCode.BAD_REQUEST, "no partition " + partition + " in a cluster of "
+          if (partition < 0 || partition >= partitionMap.partitions()) { // a uint32 past 2^31 reads negative
+            throw new StoreException(ErrorCode.BAD_REQUEST, "no partition " + Integer.toUnsignedString(partition) + " in a cluster of "
                 + partitionMap.partitions());
           }
           byte[][] range = KeyRanges.partition(partition, new byte[0]);

@@ -30,6 +30,13 @@ class UserClassesTest {
     public void map(Long key, Long value, Emitter<Long, Long> out) {}
   }
 
+  public static final class BrokenStatics implements Mapper<Long, Long, Long, Long> {
+    static final int BROKEN = Integer.parseInt("not a number");
+
+    @Override
+    public void map(Long key, Long value, Emitter<Long, Long> out) {}
+  }
+
   private final ClassLoader loader = getClass().getClassLoader();
 
   @Test
@@ -55,6 +62,21 @@ class UserClassesTest {
         () -> UserClasses.create(loader, Throwing.class.getName(), Mapper.class));
     assertTrue(e.getMessage().contains("its constructor failed"), e.getMessage());
     assertTrue(e.getMessage().contains("setup of Throwing broke"), e.getMessage());
+  }
+
+  /**
+   * A class whose static initializer throws is on the node: the first task got an
+   * ExceptionInInitializerError (no UserCodeException at all), later ones "cannot find ... ship
+   * the job's classes", which sends the user after a JAR that is already there.
+   */
+  @Test
+  void aClassWhoseStaticInitializerFails_saysSo_everyTime() {
+    for (int attempt = 0; attempt < 2; attempt++) {
+      UserCodeException e = assertThrows(UserCodeException.class,
+          () -> UserClasses.create(loader, BrokenStatics.class.getName(), Mapper.class));
+      assertTrue(e.getMessage().contains("its static initializer failed"), e.getMessage());
+      assertTrue(!e.getMessage().contains("ship the job's classes"), e.getMessage());
+    }
   }
 
   @Test

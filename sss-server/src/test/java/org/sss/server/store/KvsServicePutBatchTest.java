@@ -198,5 +198,11 @@ class KvsServicePutBatchTest {
     assertEquals(expected[1] + expected[5], count(1, 5));
     StoreException e = assertThrows(StoreException.class, () -> count(PARTITIONS));
     assertEquals(ErrorCode.BAD_REQUEST, e.code());
+    // a partition number past 2^31 (uint32 on the wire, negative as a Java int) is refused too,
+    // not read as the partition its low 16 bits name
+    e = assertThrows(StoreException.class, () -> count(0x8000_0000 | 1));
+    assertEquals(ErrorCode.BAD_REQUEST, e.code());
+    e = assertThrows(StoreException.class, () -> count(-1));
+    assertEquals(ErrorCode.BAD_REQUEST, e.code());
   }
 }
