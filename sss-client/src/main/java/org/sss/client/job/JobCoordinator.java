@@ -14,6 +14,7 @@ import java.util.concurrent.TimeoutException;
 import org.sss.client.SssClient;
 import org.sss.client.internal.NodeChannels;
 import org.sss.core.cluster.JobTables;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.AbortJob;
 import org.sss.core.proto.CommitJob;
 import org.sss.core.proto.Compression;
@@ -176,8 +177,8 @@ final class JobCoordinator implements Runnable {
     org.sss.core.proto.DataType value = first.inValue().dataType();
     if (!readsAs(input.getKeyType(), key) || !readsAs(input.getValueType(), value)) {
       throw new JobFailedException(ErrorCode.BAD_REQUEST, "job " + job.name + ": stage 0 reads table '"
-          + job.inputTable + "', which holds key=" + name(input.getKeyType()) + " value=" + name(input.getValueType())
-          + ", as key=" + name(key) + " value=" + name(value) + " (" + first.inKey().getClass().getSimpleName() + ", "
+          + job.inputTable + "', which holds key=" + PairTypes.name(input.getKeyType()) + " value=" + PairTypes.name(input.getValueType())
+          + ", as key=" + PairTypes.name(key) + " value=" + PairTypes.name(value) + " (" + first.inKey().getClass().getSimpleName() + ", "
           + first.inValue().getClass().getSimpleName() + "): declare the table's types in input(...)", null);
     }
   }
@@ -191,9 +192,6 @@ final class JobCoordinator implements Runnable {
         || stored == org.sss.core.proto.DataType.STRING && declared == org.sss.core.proto.DataType.BYTES;
   }
 
-  private static String name(org.sss.core.proto.DataType t) {
-    return org.sss.core.keys.PairTypes.name(t);
-  }
 
   /** The name a kept table between stages takes when the job commits. */
   private String keptName(int stage) {
