@@ -259,7 +259,15 @@ public final class NodeStore implements AutoCloseable {
         .setWriteBufferSize(64L << 20)
         .setMaxWriteBufferNumber(4)
         .setLevel0FileNumCompactionTrigger(8)
-        .setDisableAutoCompactions(options.getDisableAutoCompaction());
+        .setDisableAutoCompactions(options.getDisableAutoCompaction())
+        // Large values live in blob files beside the SST files, which then hold only references:
+        // a scan merging many sorted runs holds one block per run, and a block holds at least
+        // one whole pair, so inline values of 30 MiB cost 30 MiB per run (gigabytes of native
+        // memory for one hot key). With blobs a block stays small and a value is read when asked.
+        .setEnableBlobFiles(true)
+        .setMinBlobSize(StoreTable.LARGE_VALUE_BYTES)
+        .setBlobCompressionType(compressionOf(options))
+        .setEnableBlobGarbageCollection(true);
     if (options.getCompression() == Compression.ZSTD) {
       cf.setBottommostCompressionType(CompressionType.ZSTD_COMPRESSION);
     }

@@ -103,7 +103,7 @@ final class SortedRuns {
 
   private void ingestGathered(Records records) {
     try {
-      table.ingestRun(records.resident()::writeTo);
+      store(records.resident());
     } finally {
       forgetGathered();
     }
@@ -121,11 +121,20 @@ final class SortedRuns {
     if (r != null) {
       resident = null;
       try {
-        table.ingestRun(r::writeTo);
+        store(r);
       } finally {
         r.release();
       }
     }
+  }
+
+  /**
+   * Stores a run: its pairs as an SST file, except large values, which go through the
+   * memtable into blob files afterwards (see {@link StoreTable#LARGE_VALUE_BYTES}).
+   */
+  private void store(Resident run) {
+    table.ingestRun(run::writeSmallTo);
+    run.writeLargeTo(table);
   }
 
   /** Forgets the runs of a dropped table. Takes no lock: it is called under the table's drop lock. */
@@ -211,18 +220,31 @@ final class SortedRuns {
     }
 
     /**
-     * Puts every pair into an SST file through two reused direct buffers: no array per key or
-     * value, and RocksDB reads the buffers in place.
+     * Puts every pair whose value is not large into an SST file through two reused direct
+     * buffers: no array per key or value, and RocksDB reads the buffers in place.
      */
-    long writeTo(org.rocksdb.SstFileWriter writer) throws org.rocksdb.RocksDBException {
+    long writeSmallTo(org.rocksdb.SstFileWriter writer) throws org.rocksdb.RocksDBException {
       java.nio.ByteBuffer key = java.nio.ByteBuffer.allocateDirect(256);
       java.nio.ByteBuffer value = java.nio.ByteBuffer.allocateDirect(64 << 10);
+      long written = 0;
       for (int i = 0; i < n; i++) {
-        key = fill(key, source[i], keyAt[i], keyLength[i]);
-        value = fill(value, source[i], valueAt[i], valueLength[i]);
-        writer.put(key, value);
+        if (valueLength[i] < StoreTable.LARGE_VALUE_BYTES) {
+          key = fill(key, source[i], keyAt[i], keyLength[i]);
+          value = fill(value, source[i], valueAt[i], valueLength[i]);
+          writer.put(key, value);
+          written++;
+        }
       }
-      return n;
+      return written;
+    }
+
+    /** Writes the pairs {@link #writeSmallTo} left out through the table's memtable. */
+    void writeLargeTo(StoreTable table) {
+      for (int i = 0; i < n; i++) {
+        if (valueLength[i] >= StoreTable.LARGE_VALUE_BYTES) {
+          table.putLarge(source[i], keyAt[i], keyLength[i], valueAt[i], valueLength[i]);
+        }
+      }
     }
 
     private static java.nio.ByteBuffer fill(java.nio.ByteBuffer buffer, byte[] from, int at, int length) {

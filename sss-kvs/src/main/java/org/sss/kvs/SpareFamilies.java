@@ -119,8 +119,7 @@ final class SpareFamilies implements AutoCloseable {
     }
     ColumnFamilyHandle h = dropped.handle();
     try {
-      long bytes = db.getLongProperty(h, "rocksdb.total-sst-files-size")
-          + db.getLongProperty(h, "rocksdb.cur-size-all-mem-tables");
+      long bytes = StoreTable.fileBytes(db, h) + db.getLongProperty(h, "rocksdb.cur-size-all-mem-tables");
       if (bytes > RECYCLE_MAX_BYTES) {
         return false;
       }
@@ -174,7 +173,7 @@ final class SpareFamilies implements AutoCloseable {
       db.flush(flush, h);
       db.compactRange(h, null, null, compact);
     }
-    if (db.getLongProperty(h, "rocksdb.total-sst-files-size") != 0
+    if (StoreTable.fileBytes(db, h) != 0
         || db.getLongProperty(h, "rocksdb.estimate-num-keys") != 0) {
       throw new RocksDBException("data left after emptying");
     }

@@ -57,6 +57,21 @@ public final class StoreTable {
   /** 1 for the table itself plus 1 per open cursor; at 0 the native handle is freed. */
   private final AtomicInteger references = new AtomicInteger(1);
   /** Shared by operations using the handle, exclusive for dropping; see the class comment. */
+  /**
+   * Values of at least this size are kept in blob files, not in SST blocks; a bulk table
+   * stores such values of a sorted run through its memtable (whose flush writes the blob
+   * file), since {@code SstFileWriter} cannot write blob files. A scan then holds, per sorted
+   * run it merges, one block of pairs smaller than this plus its read-ahead, whatever the values.
+   */
+  static final int LARGE_VALUE_BYTES = 1 << 20;
+  /**
+   * Read-ahead one scan may hold over all the files it merges: a file's share is this divided
+   * by the files (and ranges) merged, between {@link #MIN_READ_AHEAD} and {@link #MAX_READ_AHEAD}.
+   */
+  static final long READ_AHEAD_BUDGET = 64L << 20;
+  static final long MAX_READ_AHEAD = 2L << 20;
+  static final long MIN_READ_AHEAD = 16L << 10;
+
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
   private volatile boolean dropped;
   /** Gathers the writes of a bulk table (no WAL, no compaction) into sorted runs; else null. */
@@ -273,9 +288,10 @@ public final class StoreTable {
     try {
       references.incrementAndGet();
       Snapshot snapshot = db.getSnapshot();
+      long readAhead = readAheadPerFile(ranges.size());
       List<RangeReader> cursors = new ArrayList<>(ranges.size());
       for (byte[][] range : ranges) {
-        RangeReader stored = new RangeCursor(snapshot, range[0], range[1]);
+        RangeReader stored = new RangeCursor(snapshot, range[0], range[1], readAhead);
         cursors.add(resident == null ? stored : ResidentCursor.over(resident, range[0], range[1], stored));
       }
       Runnable release = () -> {
@@ -287,6 +303,31 @@ public final class StoreTable {
       lock.unlock();
     }
   }
+
+  /**
+   * Each file a cursor reads holds a read-ahead buffer of this size, and every file of level 0
+   * (a bulk table's sorted runs) is read at once by a merge: so the share of each is the
+   * scan's budget over the files merged and the ranges open side by side.
+   */
+  long readAheadPerFile(int ranges) {
+    long files;
+    try {
+      // a string property: RocksDB has no integer form of it
+      files = Long.parseLong(db.getProperty(handle, "rocksdb.num-files-at-level0").trim()) + LEVELS_BELOW_ZERO;
+    } catch (RocksDBException e) {
+      throw storageError("stats", e);
+    }
+    return Math.max(MIN_READ_AHEAD, Math.min(MAX_READ_AHEAD, READ_AHEAD_BUDGET / (files * Math.max(1, ranges))));
+  }
+
+  /** Bytes of a column family's files: SST files, and blob files holding its large values. */
+  static long fileBytes(RocksDB db, ColumnFamilyHandle handle) throws RocksDBException {
+    return db.getLongProperty(handle, "rocksdb.total-sst-files-size")
+        + db.getLongProperty(handle, "rocksdb.total-blob-file-size");
+  }
+
+  /** Levels 1 to 6: each is read through one file at a time. */
+  private static final int LEVELS_BELOW_ZERO = 6;
 
   /** Counts the pairs exactly by scanning keys. */
   public long count() {
@@ -327,7 +368,7 @@ public final class StoreTable {
     Lock lock = use();
     try {
       long pairs = db.getLongProperty(handle, "rocksdb.estimate-num-keys");
-      long bytes = db.getLongProperty(handle, "rocksdb.total-sst-files-size")
+      long bytes = fileBytes(db, handle)
           + db.getLongProperty(handle, "rocksdb.cur-size-all-mem-tables");
       pairs += pendingPairs;
       bytes += pendingBytes;
@@ -365,6 +406,23 @@ public final class StoreTable {
   interface SortedRun {
     /** Puts every pair into {@code writer}; returns how many. */
     long writeTo(SstFileWriter writer) throws RocksDBException;
+  }
+
+  /**
+   * Writes one pair of a sorted run through the memtable, read in place from the array that
+   * holds it: for values of {@link #LARGE_VALUE_BYTES} or more, which the memtable's flush
+   * moves into a blob file. Called after the run's other pairs were ingested, so the pair is as
+   * new as they are.
+   */
+  void putLarge(byte[] source, int keyAt, int keyLength, int valueAt, int valueLength) {
+    Lock lock = use();
+    try {
+      db.put(handle, writeOptions, source, keyAt, keyLength, source, valueAt, valueLength);
+    } catch (RocksDBException e) {
+      throw storageError("write", e);
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** {@link #ingestSorted} without storing gathered runs first (it stores one). */
@@ -600,8 +658,8 @@ public final class StoreTable {
     private final Slice upperSlice;
     private final RocksIterator it;
 
-    RangeCursor(Snapshot snapshot, byte[] lower, byte[] upper) {
-      readOptions = new ReadOptions().setSnapshot(snapshot).setFillCache(false).setReadaheadSize(2 << 20);
+    RangeCursor(Snapshot snapshot, byte[] lower, byte[] upper, long readAhead) {
+      readOptions = new ReadOptions().setSnapshot(snapshot).setFillCache(false).setReadaheadSize(readAhead);
       upperSlice = upper == null ? null : new Slice(upper);
       if (upperSlice != null) {
         readOptions.setIterateUpperBound(upperSlice);

@@ -58,17 +58,33 @@ public final class ShuffleBenchmark implements Callable<Integer> {
   @Option(names = "--empty-runs", defaultValue = "30", description = "timed empty jobs (default: ${DEFAULT-VALUE})")
   int emptyRuns;
 
-  @Option(names = "--skip-processes", description = "skip the 3-process cluster")
+  @Option(names = "--skip-processes", description = "skip the process clusters (3 processes, and the hot key's)")
   boolean skipProcesses;
 
   @Option(names = "--empty-only", description = "measure only the empty job's latency")
   boolean emptyOnly;
+
+  @Option(names = "--hot-key-only", description = "measure only the hot-key row's memory")
+  boolean hotKeyOnly;
+
+  @Option(names = "--hot-key-values", defaultValue = "144",
+      description = "values of the hot-key row, all under one key; 0 skips it (default: ${DEFAULT-VALUE})")
+  int hotKeyValues;
+
+  @Option(names = "--hot-key-value-mib", defaultValue = "30",
+      description = "MiB per value of the hot-key row (default: ${DEFAULT-VALUE})")
+  int hotKeyValueMib;
+
+  @Option(names = "--hot-key-heap", defaultValue = "1g",
+      description = "heap of the hot-key row's node (default: ${DEFAULT-VALUE})")
+  String hotKeyHeap;
 
   @Option(names = "--out", description = "results directory (default: a new directory under $TMPDIR/sss-results;"
       + " the published figures are in benchmarks/results/engine)")
   Path out;
 
   private final List<String[]> rowsOut = new ArrayList<>();
+  private String hotKeyRow;
 
   @Override
   public Integer call() throws Exception {
@@ -77,6 +93,11 @@ public final class ShuffleBenchmark implements Callable<Integer> {
     double mb = total * (8.0 + valueBytes) / 1e6;
     System.err.printf("shuffle benchmark: %,d pairs x (8 B key + %d B value) = %.0f MB%n", total, valueBytes, mb);
     double raw = Double.NaN;
+    if (hotKeyOnly) {
+      hotKey();
+      write(Double.NaN);
+      return 0;
+    }
     if (!emptyOnly) {
       double perPair = rawWriteThenScan(total, false);
       double sorted = rawWriteThenScan(total, true);
@@ -101,6 +122,9 @@ public final class ShuffleBenchmark implements Callable<Integer> {
       } finally {
         c.stopAll();
       }
+    }
+    if (!emptyOnly && !skipProcesses && hotKeyValues > 0) {
+      hotKey();
     }
     write(emptyMedian);
     return 0;
@@ -246,16 +270,79 @@ public final class ShuffleBenchmark implements Callable<Integer> {
     }
   }
 
+  /**
+   * One key whose values are large, reduced on a 1-node process cluster: the node's peak
+   * resident memory (the kernel's high-water mark, heap and native memory together) against
+   * its heap, since a container is sized to what the process really holds.
+   */
+  private void hotKey() throws IOException {
+    Path dir = Files.createTempDirectory("sss-bench-hotkey-");
+    LocalProcessCluster c = LocalProcessCluster.start(dir, 1, 0, hotKeyHeap);
+    try (SssClient client = c.client()) {
+      int valueBytes = hotKeyValueMib << 20;
+      client.createTable("hot-seed", TableOptions.newBuilder().setKeyType(DataType.LONG).build(), true);
+      try (BulkWriter w = client.writer("hot-seed", PairTypes.of(DataType.LONG, DataType.BYTES))) {
+        for (long r = 0; r < hotKeyValues; r++) {
+          w.put(Serdes.LONG.encodeKey(r), new byte[0]);
+        }
+      }
+      Job job = Job.named("hot-key").input("hot-seed", Serdes.LONG, Serdes.BYTES)
+          .map(ShuffleFunctions.OneKey.class, Serdes.LONG, Serdes.BYTES)
+          .reduce(ShuffleFunctions.CountOnly.class, Serdes.LONG, Serdes.BYTES)
+          .output("hot-out").overwrite().jarByClass(ShuffleFunctions.class)
+          .config("value.bytes", Integer.toString(valueBytes))
+          .build();
+      JobResult r = client.submit(job).await(ProgressListener.console());
+      System.err.println();
+      long expectedBytes = (long) hotKeyValues * valueBytes;
+      if (r.counter("values") != hotKeyValues || r.counter("value.bytes") != expectedBytes) {
+        throw new IllegalStateException("reduce saw " + r.counter("values") + " values, expected " + hotKeyValues);
+      }
+      long pid = c.pid(0).orElseThrow(() -> new IllegalStateException("node 0 has no process"));
+      long peakKiB = peakResidentKiB(pid);
+      long heapMiB = heapMiB(hotKeyHeap);
+      double gb = expectedBytes / 1e9;
+      hotKeyRow = String.format("| %d x %d MiB under one key (%.1f GB) | %s | %.2f | %.1f | %.0f | %.1f |",
+          hotKeyValues, hotKeyValueMib, gb, hotKeyHeap, r.seconds(), expectedBytes / 1e6 / r.seconds(),
+          peakKiB / 1024.0, peakKiB / 1024.0 / heapMiB);
+      System.err.printf("hot key: %d x %d MiB in %.2f s; node peak resident %.0f MiB with a %s heap (%.1fx)%n",
+          hotKeyValues, hotKeyValueMib, r.seconds(), peakKiB / 1024.0, hotKeyHeap, peakKiB / 1024.0 / heapMiB);
+    } finally {
+      c.stopAll();
+      deleteTree(dir);
+    }
+  }
+
+  /** The kernel's high-water mark of a process's resident memory ({@code VmHWM}), in KiB. */
+  static long peakResidentKiB(long pid) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+      if (line.startsWith("VmHWM:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    throw new IOException("no VmHWM in /proc/" + pid + "/status");
+  }
+
+  /** MiB of a heap size written as for {@code -Xmx} (512m, 1g). */
+  static long heapMiB(String heap) {
+    String h = heap.trim().toLowerCase(java.util.Locale.ROOT);
+    long n = Long.parseLong(h.replaceAll("[^0-9]", ""));
+    return h.endsWith("g") ? n << 10 : h.endsWith("k") ? n >> 10 : h.endsWith("m") ? n : n >> 20;
+  }
+
   private void write(double emptyMedianMs) throws IOException {
     out = org.sss.bench.ResultsDir.orFresh(out, "engine");
     Files.createDirectories(out);
     StringBuilder csv = new StringBuilder("path,operation,pairs,seconds,pairs_per_s,mb_per_s,ratio_to_raw\n");
     StringBuilder md = new StringBuilder("# Shuffle throughput and job latency\n\n");
-    String command = (emptyOnly ? "bin/sss bench-engine --empty-only"
-        : "bin/sss bench-engine --pairs " + pairs + " --value-bytes " + valueBytes)
-        + (emptyRuns != 30 ? " --empty-runs " + emptyRuns : "");
+    String command = hotKeyOnly ? "bin/sss bench-engine --hot-key-only"
+        : (emptyOnly ? "bin/sss bench-engine --empty-only"
+            : "bin/sss bench-engine --pairs " + pairs + " --value-bytes " + valueBytes)
+            + (emptyRuns != 30 ? " --empty-runs " + emptyRuns : "");
     md.append("Command: `").append(command).append("`\n\n").append(Machine.describe()).append("\n\n");
-    md.append("| path | operation | pairs | seconds | pairs/s | MB/s | ratio to raw |\n|---|---|---|---|---|---|---|\n");
+    if (!rowsOut.isEmpty()) {
+      md.append("| path | operation | pairs | seconds | pairs/s | MB/s | ratio to raw |\n|---|---|---|---|---|---|---|\n");
+    }
     for (String[] r : rowsOut) {
       csv.append(String.join(",", java.util.Arrays.stream(r).map(ShuffleBenchmark::csvField).toList())).append('\n');
       md.append("| ").append(String.join(" | ", r)).append(" |\n");
@@ -263,6 +350,14 @@ public final class ShuffleBenchmark implements Callable<Integer> {
     if (!Double.isNaN(emptyMedianMs)) {
       md.append("\nEmpty job (map + reduce over an empty table, 3 processes): median **")
           .append(String.format("%.1f", emptyMedianMs)).append(" ms** over ").append(emptyRuns).append(" runs.\n");
+    }
+    if (hotKeyRow != null) {
+      md.append("\n## One hot key of large values: memory\n\n")
+          .append("A 1-node process cluster reduces one key holding every value (`--hot-key-values ")
+          .append(hotKeyValues).append(" --hot-key-value-mib ").append(hotKeyValueMib).append(" --hot-key-heap ")
+          .append(hotKeyHeap).append("`). Peak resident memory is the node's `VmHWM`: heap and native memory.\n\n")
+          .append("| values | heap | seconds | MB/s | peak resident MiB | peak resident / heap |\n")
+          .append("|---|---|---|---|---|---|\n").append(hotKeyRow).append('\n');
     }
     Files.writeString(out.resolve("results.csv"), csv, StandardCharsets.UTF_8);
     Files.writeString(out.resolve("results.md"), md, StandardCharsets.UTF_8);

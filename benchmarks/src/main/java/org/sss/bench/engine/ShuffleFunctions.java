@@ -36,6 +36,31 @@ public final class ShuffleFunctions {
     }
   }
 
+  /**
+   * Emits {@code values.per.row} values of {@code value.bytes} bytes per input row, all under
+   * key 0: one hot key whose values a single reduce call must stream.
+   */
+  public static final class OneKey implements Mapper<Long, byte[], Long, byte[]> {
+    private long perRow;
+    private byte[] value;
+
+    @Override
+    public void setup(TaskContext context) {
+      perRow = Long.parseLong(context.get("values.per.row", "1"));
+      value = new byte[Integer.parseInt(context.get("value.bytes", "100"))];
+      for (int i = 0; i < value.length; i++) {
+        value[i] = (byte) ('a' + i % 26);
+      }
+    }
+
+    @Override
+    public void map(Long row, byte[] ignored, Emitter<Long, byte[]> out) {
+      for (long i = 0; i < perRow; i++) {
+        out.emit(0L, value);
+      }
+    }
+  }
+
   /** Counts values and their bytes into counters; emits nothing, so the reduce is a pure read. */
   public static final class CountOnly implements Reducer<Long, byte[], Long, byte[]> {
     private TaskContext.Counter values;

@@ -104,6 +104,23 @@ class ShuffleBenchmarkTest {
     assertTrue(md.contains("over 3 runs"), md);
   }
 
+  @Test
+  void hotKeyRow_tinyRun_reportsPeakResidentMemoryAgainstTheHeap() throws Exception {
+    Path out = dir.resolve("hot");
+    Object[] r = sss("bench-engine", "--hot-key-only", "--hot-key-values", "3", "--hot-key-value-mib", "2",
+        "--hot-key-heap", "256m", "--out", out.toString());
+    assertEquals(0, r[0], (String) r[1]);
+    String md = Files.readString(out.resolve("results.md"));
+    java.util.regex.Matcher m = java.util.regex.Pattern
+        .compile("\\| 3 x 2 MiB under one key \\(0\\.0 GB\\) \\| 256m \\| [0-9.]+ \\| [0-9.]+ \\| ([0-9]+) \\| ([0-9.]+) \\|")
+        .matcher(md);
+    assertTrue(m.find(), md);
+    long peakMiB = Long.parseLong(m.group(1));
+    assertTrue(peakMiB > 20 && peakMiB < 4096, "a server's resident memory, in MiB: " + peakMiB);
+    assertEquals(peakMiB / 256.0, Double.parseDouble(m.group(2)), 0.06, "the ratio is resident over heap");
+    assertTrue(!md.contains("| path | operation |"), "no empty shuffle table: " + md);
+  }
+
   /** A trial run must not overwrite the published figures in benchmarks/results/. */
   @Test
   void withoutOut_writesToANewDirectoryItNames() throws Exception {
