@@ -286,9 +286,9 @@ public final class StoreTable {
   private StoreCursor scanRanges(List<byte[][]> ranges, boolean ordered, SortedRuns.Resident resident) {
     Lock lock = use();
     try {
+      long readAhead = readAheadPerFile(ranges.size()); // before anything that must be given back
       references.incrementAndGet();
       Snapshot snapshot = db.getSnapshot();
-      long readAhead = readAheadPerFile(ranges.size());
       List<RangeReader> cursors = new ArrayList<>(ranges.size());
       for (byte[][] range : ranges) {
         RangeReader stored = new RangeCursor(snapshot, range[0], range[1], readAhead);
