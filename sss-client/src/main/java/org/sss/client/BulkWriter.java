@@ -1,11 +1,13 @@
 package org.sss.client;
 
 import io.netty.buffer.ByteBuf;
+import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.sss.client.internal.NodeChannels;
 import org.sss.core.cluster.PartitionMap;
+import org.sss.core.cluster.ReplicaPlacement;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.PutBatch;
 import org.sss.core.proto.Request;
@@ -33,6 +35,11 @@ public final class BulkWriter implements AutoCloseable {
   private final int maxInFlight;
   private final ByteBuf[] buffers;
   private final int[] counts;
+  /** Pairs of each buffer sent as their partition's first copy. */
+  private final int[] leads;
+  private final ReplicaPlacement placement;
+  /** Copies of each pair: the cluster's replication. */
+  private final int copies;
   private final Semaphore[] inFlight;
   private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
   private final AtomicLong acknowledged = new AtomicLong();
@@ -48,6 +55,9 @@ public final class BulkWriter implements AutoCloseable {
     int n = channels.spec().nodeCount();
     this.buffers = new ByteBuf[n];
     this.counts = new int[n];
+    this.leads = new int[n];
+    this.copies = channels.spec().replication();
+    this.placement = channels.spec().placement();
     this.inFlight = new Semaphore[n];
     for (int i = 0; i < n; i++) {
       inFlight[i] = new Semaphore(maxInFlight);
@@ -58,7 +68,19 @@ public final class BulkWriter implements AutoCloseable {
   public void put(byte[] key, byte[] value) {
     checkFailure();
     int partition = partitions.partitionOf(key);
-    int node = partitions.ownerOf(partition);
+    if (copies == 1) {
+      append(partitions.ownerOf(partition), partition, key, value, true);
+    } else {
+      // every copy of the partition gets the pair; the write is acknowledged when all have it
+      List<Integer> holders = placement.replicasOf(partition);
+      for (int i = 0; i < copies; i++) {
+        append(holders.get(i), partition, key, value, i == 0);
+      }
+    }
+    bytesWritten += key.length + value.length;
+  }
+
+  private void append(int node, int partition, byte[] key, byte[] value, boolean leading) {
     int keyLength = key.length + PartitionMap.PREFIX_BYTES;
     int size = PairBlock.encodedSize(keyLength, value.length);
     ByteBuf buf = buffers[node];
@@ -76,7 +98,9 @@ public final class BulkWriter implements AutoCloseable {
     PairBlock.writeVarint(buf, value.length);
     buf.writeBytes(value);
     counts[node]++;
-    bytesWritten += key.length + value.length;
+    if (leading) {
+      leads[node]++;
+    }
     if (buf.readableBytes() >= batchBytes) {
       send(node);
     }
@@ -88,8 +112,10 @@ public final class BulkWriter implements AutoCloseable {
       return;
     }
     int n = counts[node];
+    int led = leads[node];
     buffers[node] = null;
     counts[node] = 0;
+    leads[node] = 0;
     Semaphore permits = inFlight[node];
     try {
       permits.acquire();
@@ -101,7 +127,7 @@ public final class BulkWriter implements AutoCloseable {
     try {
       channels.get(node).call(Request.newBuilder().setPutBatch(
           PutBatch.newBuilder().setTable(table).setPairCount(n).setKeyType(types.key())
-              .setValueType(types.value())), buf)
+              .setValueType(types.value()).setReplication(copies)), buf)
           .whenComplete((r, e) -> {
             // Record the outcome before giving the permit back: flush() returns as soon as it
             // holds every permit, and must then see this batch's failure.
@@ -109,7 +135,7 @@ public final class BulkWriter implements AutoCloseable {
               failure.compareAndSet(null, NodeChannels.unwrap(e));
             } else {
               r.release();
-              acknowledged.addAndGet(n);
+              acknowledged.addAndGet(led); // a pair counts once, with its first copy's batch
             }
             permits.release();
           });

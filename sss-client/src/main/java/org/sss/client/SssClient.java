@@ -50,12 +50,17 @@ public final class SssClient implements AutoCloseable {
 
   private final ClusterSpec spec;
   private final PartitionMap partitions;
+  /** Where each partition's copies are; a write goes to all of them, a read to the first that answers. */
+  private final org.sss.core.cluster.ReplicaPlacement placement;
+  private final int copies;
   private final NodeChannels channels;
   private final Duration timeout;
 
   private SssClient(ClusterSpec spec, Duration timeout) {
     this.spec = spec;
     this.partitions = spec.partitionMap();
+    this.placement = spec.placement();
+    this.copies = spec.replication();
     this.timeout = timeout;
     this.channels = new NodeChannels(spec, "client", timeout);
   }
@@ -130,6 +135,7 @@ public final class SssClient implements AutoCloseable {
    * must then hold it with the types asked for.
    */
   private void createTable(String table, TableOptions options, boolean ifAbsent, boolean completing) {
+    options = withCopies(options);
     List<Throwable> errors = new ArrayList<>();
     int exists = 0;
     List<TableOptions> held = new ArrayList<>();
@@ -189,6 +195,7 @@ public final class SssClient implements AutoCloseable {
    * one request per node (a job's output with overwrite).
    */
   public void replaceTable(String table, TableOptions options) {
+    options = withCopies(options);
     List<Throwable> errors = new ArrayList<>();
     for (Frame<Response> r : onAllNodes(Request.newBuilder().setCreateTable(
         CreateTable.newBuilder().setTable(table).setOptions(options).setReplace(true)), errors)) {
@@ -197,6 +204,11 @@ public final class SssClient implements AutoCloseable {
     if (!errors.isEmpty()) {
       throw NodeChannels.unwrap(errors.get(0));
     }
+  }
+
+  /** The options with the cluster's replication, unless they name one. */
+  private TableOptions withCopies(TableOptions options) {
+    return options.getReplication() > 0 ? options : options.toBuilder().setReplication(spec.replication()).build();
   }
 
   /** Drops a table on every node; returns false if it existed nowhere. */
@@ -228,11 +240,9 @@ public final class SssClient implements AutoCloseable {
       }
       r.release();
     }
-    if (!errors.isEmpty()) {
-      throw NodeChannels.unwrap(errors.get(0));
-    }
+    throwUnlessSurvivable(errors);
     List<TableInfo> out = new ArrayList<>();
-    merged.values().forEach(b -> out.add(b.build()));
+    merged.values().forEach(b -> out.add(perPair(b).build()));
     return out;
   }
 
@@ -246,10 +256,34 @@ public final class SssClient implements AutoCloseable {
           .setBackgroundWork(sum.getBackgroundWork() || t.getBackgroundWork());
       r.release();
     }
-    if (!errors.isEmpty()) {
-      throw NodeChannels.unwrap(errors.get(0));
+    throwUnlessSurvivable(errors);
+    return perPair(sum).build();
+  }
+
+  /**
+   * Statistics summed over the nodes count every copy: the pairs, an estimate, are given per
+   * pair (divided by the table's copies); the bytes stay what the disks hold.
+   */
+  private static TableInfo.Builder perPair(TableInfo.Builder b) {
+    int copies = Math.max(1, b.getOptions().getReplication());
+    return b.setPairs(b.getPairs() / copies);
+  }
+
+  /**
+   * Statistics may leave out unreachable nodes when every partition keeps another copy (the
+   * figures are then estimates of fewer copies); with one copy, or with a node refusing, they
+   * fail as before.
+   */
+  private void throwUnlessSurvivable(List<Throwable> errors) {
+    if (errors.isEmpty()) {
+      return;
     }
-    return sum.build();
+    for (Throwable e : errors) {
+      RuntimeException r = NodeChannels.unwrap(e);
+      if (copies == 1 || !(r instanceof org.sss.core.transport.NodeUnavailableException) || errors.size() >= copies) {
+        throw NodeChannels.unwrap(errors.get(0));
+      }
+    }
   }
 
   /** Count requests a node has at once during {@link #count}: it counts that many partitions in parallel. */
@@ -265,14 +299,77 @@ public final class SssClient implements AutoCloseable {
    * reached is tried once, not once per partition.
    */
   public long count(String table) {
+    java.util.Set<Integer> down = new java.util.HashSet<>();
+    List<Integer> pending = new ArrayList<>();
+    for (int p = 0; p < partitions.partitions(); p++) {
+      pending.add(p);
+    }
+    long total = 0;
+    while (true) {
+      java.util.Map<Integer, Long> counted = new java.util.concurrent.ConcurrentHashMap<>();
+      RuntimeException failure = countOnce(table, pending, down, counted);
+      for (long n : counted.values()) {
+        total += n;
+      }
+      if (failure == null) {
+        return total;
+      }
+      pending = pending.stream().filter(p -> !counted.containsKey(p)).toList();
+      if (!(failure instanceof org.sss.core.transport.NodeUnavailableException) || copies == 1) {
+        throw failure;
+      }
+      if (!markDown(pending, down)) {
+        List<Integer> lost = pending.stream().filter(p -> firstCopy(p, down) < 0).toList();
+        throw new org.sss.core.transport.NodeUnavailableException("count of '" + table
+            + "': no copy reachable of partitions " + lost + " (nodes " + new java.util.TreeSet<>(down)
+            + " down: " + failure.getMessage() + ")", failure);
+      }
+    }
+  }
+
+  /**
+   * Marks the nodes that failed to answer as down (every node the partitions would go to first
+   * and that no longer answers); true when every pending partition still has a copy elsewhere.
+   */
+  private boolean markDown(List<Integer> pending, java.util.Set<Integer> down) {
+    if (copies == 1) {
+      return false;
+    }
+    for (int p : pending) {
+      int node = firstCopy(p, down);
+      if (node >= 0 && channels.connectedOrNull(node) == null) {
+        down.add(node);
+      }
+    }
+    return pending.stream().allMatch(p -> firstCopy(p, down) >= 0);
+  }
+
+  /** The first node holding a copy of {@code partition} that is not {@code down}, or -1. */
+  private int firstCopy(int partition, java.util.Set<Integer> down) {
+    List<Integer> holders = placement.replicasOf(partition);
+    for (int i = 0; i < copies; i++) {
+      if (!down.contains(holders.get(i))) {
+        return holders.get(i);
+      }
+    }
+    return -1;
+  }
+
+  /** Counts {@code partitions} on their first copies not down; returns the first failure, or null. */
+  private RuntimeException countOnce(String table, List<Integer> partitionsToCount, java.util.Set<Integer> down,
+                                     java.util.Map<Integer, Long> counted) {
     List<List<Integer>> byNode = new ArrayList<>();
     for (int n = 0; n < spec.nodeCount(); n++) {
       byNode.add(new ArrayList<>());
     }
-    for (int p = 0; p < partitions.partitions(); p++) {
-      byNode.get(partitions.ownerOf(p)).add(p);
+    for (int p : partitionsToCount) {
+      int node = firstCopy(p, down);
+      if (node < 0) {
+        return new org.sss.core.transport.NodeUnavailableException("partition " + p + " of table '" + table
+            + "': no copy reachable (nodes " + placement.replicasOf(p).subList(0, copies) + ")", null);
+      }
+      byNode.get(node).add(p);
     }
-    java.util.concurrent.atomic.AtomicLong total = new java.util.concurrent.atomic.AtomicLong();
     java.util.concurrent.atomic.AtomicReference<Throwable> first = new java.util.concurrent.atomic.AtomicReference<>();
     List<CompletableFuture<Void>> lanes = new ArrayList<>();
     int longest = 0;
@@ -292,7 +389,7 @@ public final class SssClient implements AutoCloseable {
       for (int i = 0; i < Math.min(COUNT_WINDOW, byNode.get(n).size()); i++) {
         CompletableFuture<Void> lane = new CompletableFuture<>();
         lanes.add(lane);
-        countNext(c, table, queue, total, first, lane);
+        countNext(c, table, queue, counted, first, lane);
       }
     }
     try {
@@ -302,15 +399,12 @@ public final class SssClient implements AutoCloseable {
     } catch (Exception e) {
       first.compareAndSet(null, e);
     }
-    if (first.get() != null) {
-      throw NodeChannels.unwrap(first.get());
-    }
-    return total.get();
+    return first.get() == null ? null : NodeChannels.unwrap(first.get());
   }
 
   /** Counts the next partition of {@code queue} over {@code c}, then the next, until none is left or one failed. */
   private void countNext(org.sss.core.transport.Connection c, String table, java.util.Queue<Integer> queue,
-                         java.util.concurrent.atomic.AtomicLong total,
+                         java.util.Map<Integer, Long> counted,
                          java.util.concurrent.atomic.AtomicReference<Throwable> first, CompletableFuture<Void> lane) {
     Integer p = first.get() == null ? queue.poll() : null;
     if (p == null) {
@@ -329,10 +423,10 @@ public final class SssClient implements AutoCloseable {
       if (e != null) {
         first.compareAndSet(null, e);
       } else {
-        total.addAndGet(r.header().getCount().getPairs());
+        counted.put(p, r.header().getCount().getPairs());
         r.release();
       }
-      countNext(c, table, queue, total, first, lane);
+      countNext(c, table, queue, counted, first, lane);
     });
   }
 
@@ -385,12 +479,14 @@ public final class SssClient implements AutoCloseable {
     int[] counts = new int[n];
     for (org.sss.core.api.Pair p : pairs) {
       int partition = partitions.partitionOf(p.key());
-      int node = partitions.ownerOf(partition);
-      if (bodies[node] == null) {
-        bodies[node] = Unpooled.buffer();
+      byte[] stored = PartitionMap.storedKey(partition, p.key());
+      for (int node : copiesOf(partition)) {
+        if (bodies[node] == null) {
+          bodies[node] = Unpooled.buffer();
+        }
+        PairBlock.write(bodies[node], stored, p.value());
+        counts[node]++;
       }
-      PairBlock.write(bodies[node], PartitionMap.storedKey(partition, p.key()), p.value());
-      counts[node]++;
     }
     for (int node = 0; node < n; node++) {
       if (bodies[node] != null && bodies[node].readableBytes() > MAX_PUT_ALL_BYTES) {
@@ -404,13 +500,16 @@ public final class SssClient implements AutoCloseable {
             + MAX_PUT_ALL_BYTES + " bytes, over what one request may carry; nothing was written (use writer())");
       }
     }
+    if (copies > 1) {
+      reachAll(bodies); // a node known to be down fails the write before any copy is sent
+    }
     List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>();
     for (int node = 0; node < n; node++) {
       if (bodies[node] != null) {
         try {
           futures.add(channels.get(node).call(Request.newBuilder().setPutBatch(
               org.sss.core.proto.PutBatch.newBuilder().setTable(table).setPairCount(counts[node])
-                  .setKeyType(types.key()).setValueType(types.value())), bodies[node]));
+                  .setKeyType(types.key()).setValueType(types.value()).setReplication(copies)), bodies[node]));
         } catch (RuntimeException e) {
           bodies[node].release();
           futures.add(CompletableFuture.failedFuture(e));
@@ -427,6 +526,27 @@ public final class SssClient implements AutoCloseable {
     }
     if (first != null) {
       throw first;
+    }
+  }
+
+  /**
+   * Connects to every node that has a body to receive, releasing the bodies and throwing when
+   * one cannot be reached: a write then reaches no copy, rather than some copies only.
+   */
+  private void reachAll(ByteBuf[] bodies) {
+    for (int node = 0; node < bodies.length; node++) {
+      if (bodies[node] != null) {
+        try {
+          channels.get(node);
+        } catch (RuntimeException e) {
+          for (ByteBuf b : bodies) {
+            if (b != null) {
+              b.release();
+            }
+          }
+          throw e;
+        }
+      }
     }
   }
 
@@ -466,17 +586,55 @@ public final class SssClient implements AutoCloseable {
 
   private org.sss.core.proto.GetResult getResult(String table, byte[] key) {
     int p = partitions.partitionOf(key);
-    Frame<Response> r = NodeChannels.await(channels.get(partitions.ownerOf(p)).call(Request.newBuilder()
-        .setGet(Get.newBuilder().setTable(table).setKey(ByteString.copyFrom(PartitionMap.storedKey(p, key))))), timeout);
-    try {
-      return r.header().getGet();
-    } finally {
-      r.release();
+    Request.Builder get = Request.newBuilder()
+        .setGet(Get.newBuilder().setTable(table).setKey(ByteString.copyFrom(PartitionMap.storedKey(p, key))));
+    org.sss.core.transport.NodeUnavailableException lost = null;
+    for (int node : copiesOf(p)) {
+      Frame<Response> r;
+      try {
+        r = NodeChannels.await(channels.get(node).call(get.clone()), timeout);
+      } catch (org.sss.core.transport.NodeUnavailableException e) {
+        lost = e; // the next copy answers, if there is one
+        continue;
+      }
+      try {
+        return r.header().getGet();
+      } finally {
+        r.release();
+      }
+    }
+    throw copies == 1 ? lost : new org.sss.core.transport.NodeUnavailableException("partition " + p + " of table '"
+        + table + "': no copy reachable on nodes " + copiesOf(p) + " (" + lost.getMessage() + ")", lost);
+  }
+
+  /** The nodes holding a partition's copies, its leader first. */
+  private List<Integer> copiesOf(int partition) {
+    return copies == 1 ? List.of(partitions.ownerOf(partition)) : placement.replicasOf(partition).subList(0, copies);
+  }
+
+  /**
+   * Reads many keys, one request per node; the result holds null for absent keys. Keys whose
+   * node cannot be reached are read again from their partitions' other copies.
+   */
+  public List<byte[]> multiGet(String table, List<byte[]> keys) {
+    java.util.Set<Integer> down = new java.util.HashSet<>();
+    while (true) {
+      try {
+        return multiGet(table, keys, down);
+      } catch (org.sss.core.transport.NodeUnavailableException e) {
+        java.util.List<Integer> all = new ArrayList<>();
+        for (byte[] k : keys) {
+          all.add(partitions.partitionOf(k));
+        }
+        int before = down.size();
+        if (!markDown(all, down) || down.size() == before) {
+          throw e;
+        }
+      }
     }
   }
 
-  /** Reads many keys, one request per node; the result holds null for absent keys. */
-  public List<byte[]> multiGet(String table, List<byte[]> keys) {
+  private List<byte[]> multiGet(String table, List<byte[]> keys, java.util.Set<Integer> down) {
     int n = spec.nodeCount();
     List<List<Integer>> indexes = new ArrayList<>();
     ByteBuf[] bodies = new ByteBuf[n];
@@ -485,7 +643,7 @@ public final class SssClient implements AutoCloseable {
     }
     for (int i = 0; i < keys.size(); i++) {
       int p = partitions.partitionOf(keys.get(i));
-      int node = partitions.ownerOf(p);
+      int node = firstCopy(p, down);
       if (bodies[node] == null) {
         bodies[node] = Unpooled.buffer();
       }
@@ -525,18 +683,22 @@ public final class SssClient implements AutoCloseable {
     int[] counts = new int[n];
     for (byte[] key : keys) {
       int p = partitions.partitionOf(key);
-      int node = partitions.ownerOf(p);
-      if (bodies[node] == null) {
-        bodies[node] = Unpooled.buffer();
+      for (int node : copiesOf(p)) {
+        if (bodies[node] == null) {
+          bodies[node] = Unpooled.buffer();
+        }
+        PairBlock.write(bodies[node], PartitionMap.storedKey(p, key), new byte[0]);
+        counts[node]++;
       }
-      PairBlock.write(bodies[node], PartitionMap.storedKey(p, key), new byte[0]);
-      counts[node]++;
+    }
+    if (copies > 1) {
+      reachAll(bodies);
     }
     List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>();
     for (int node = 0; node < n; node++) {
       if (bodies[node] != null) {
         futures.add(channels.get(node).call(Request.newBuilder().setDelete(
-            Delete.newBuilder().setTable(table).setKeyCount(counts[node])), bodies[node]));
+            Delete.newBuilder().setTable(table).setKeyCount(counts[node]).setReplication(copies)), bodies[node]));
       }
     }
     for (CompletableFuture<Frame<Response>> f : futures) {

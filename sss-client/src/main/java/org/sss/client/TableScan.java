@@ -72,16 +72,62 @@ public final class TableScan implements Iterator<Pair>, AutoCloseable {
         .setOrdered(options.ordered())
         .setLimit(options.limit())
         .build();
+    List<ScanOpen> opens = new ArrayList<>();
+    java.util.Set<Integer> down = new java.util.TreeSet<>();
+    org.sss.core.transport.NodeUnavailableException lost = null;
     for (int node = 0; node < channels.spec().nodeCount(); node++) {
-      streams.add(new NodeStream(channels.get(node)));
+      try {
+        streams.add(new NodeStream(channels.get(node)));
+        opens.add(open); // the node's own partitions
+      } catch (org.sss.core.transport.NodeUnavailableException e) {
+        if (channels.spec().replication() == 1) {
+          throw e;
+        }
+        down.add(node);
+        lost = e;
+      }
     }
-    for (NodeStream s : streams) {
-      s.open(open);
+    if (!down.isEmpty()) {
+      readCopies(channels, table, open, down, lost, opens);
+    }
+    for (int i = 0; i < streams.size(); i++) {
+      streams.get(i).open(opens.get(i));
     }
     if (ordered) {
       for (NodeStream s : streams) {
         advanceOrdered(s);
       }
+    }
+  }
+
+  /**
+   * Adds streams reading the partitions of nodes that cannot be reached from their other
+   * copies, each surviving node asked for exactly the partitions it stands in for.
+   */
+  private void readCopies(NodeChannels channels, String table, ScanOpen open, java.util.Set<Integer> down,
+                          org.sss.core.transport.NodeUnavailableException lost, List<ScanOpen> opens) {
+    org.sss.core.cluster.ClusterSpec spec = channels.spec();
+    org.sss.core.cluster.ReplicaPlacement placement = spec.placement();
+    java.util.Map<Integer, List<Integer>> byStandIn = new java.util.TreeMap<>();
+    List<Integer> lostPartitions = new ArrayList<>();
+    for (int node : down) {
+      for (int p : spec.partitionMap().partitionsOf(node)) {
+        int standIn = placement.replicasOf(p).subList(0, spec.replication()).stream()
+            .filter(n -> !down.contains(n)).findFirst().orElse(-1);
+        if (standIn < 0) {
+          lostPartitions.add(p);
+        } else {
+          byStandIn.computeIfAbsent(standIn, k -> new ArrayList<>()).add(p);
+        }
+      }
+    }
+    if (!lostPartitions.isEmpty()) {
+      throw new org.sss.core.transport.NodeUnavailableException("scan of '" + table + "': no copy reachable of partitions "
+          + lostPartitions + " (nodes " + down + " down: " + lost.getMessage() + ")", lost);
+    }
+    for (var e : byStandIn.entrySet()) {
+      streams.add(new NodeStream(channels.get(e.getKey())));
+      opens.add(open.toBuilder().addAllPartitions(e.getValue()).build());
     }
   }
 

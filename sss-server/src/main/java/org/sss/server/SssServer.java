@@ -129,7 +129,7 @@ public final class SssServer implements AutoCloseable {
     KvsService kvs;
     EngineService engine;
     try {
-      kvs = new KvsService(store, config.cluster().partitionMap(), config.nodeId(), config.maxValueBytes());
+      kvs = new KvsService(store, config.cluster(), config.nodeId(), config.maxValueBytes());
       engine = new EngineService(store, config.cluster(), config.nodeId(), config.workerThreads(),
           config.maxValueBytes());
     } catch (RuntimeException e) {

@@ -28,6 +28,10 @@ final class ClusterCommand {
         description = "partitions of a new cluster (default: 8 per node)")
     int partitions;
 
+    @Option(names = "--replication", paramLabel = "R", defaultValue = "0",
+        description = "copies of each partition in a new cluster (default: 1); each local node counts as a host of its own")
+    int replication;
+
     @Option(names = "--heap", description = "-Xmx of each server started (default: the node's last, else 1g)")
     String heap;
 
@@ -39,9 +43,15 @@ final class ClusterCommand {
       if (partitions < 0) {
         throw new IllegalArgumentException("--partitions must be positive, not " + partitions);
       }
-      LocalProcessCluster c = LocalProcessCluster.start(dir, nodes == null ? 0 : nodes, partitions, heap);
+      if (replication < 0) {
+        throw new IllegalArgumentException("--replication must be positive, not " + replication);
+      }
+      LocalProcessCluster c = LocalProcessCluster.start(dir, nodes == null ? 0 : nodes, partitions, replication, heap);
       for (int i = 0; i < c.spec().nodeCount(); i++) {
         System.out.printf("node %d  %s  pid %d%n", i, c.spec().node(i).hostPort(), c.pid(i).orElse(-1L));
+      }
+      if (c.spec().replication() > 1) {
+        System.out.println("replication: " + c.spec().replication() + " copies of each partition");
       }
       System.out.println("cluster file: " + c.clusterFile());
       return 0;

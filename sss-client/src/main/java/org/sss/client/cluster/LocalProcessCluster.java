@@ -72,6 +72,18 @@ public final class LocalProcessCluster implements SssCluster {
    * @param heap       -Xmx of each server started, e.g. "1g"; null for the node's last (default 1g)
    */
   public static LocalProcessCluster start(Path dir, int nodes, int partitions, String heap) throws IOException {
+    return start(dir, nodes, partitions, 0, heap);
+  }
+
+  /**
+   * {@link #start(Path, int, int, String)} with {@code replication} copies of each partition for
+   * a new cluster (0: one copy; a different number for an existing cluster is refused). Its nodes
+   * all run on this machine, so each is labelled a host of its own ({@code local-<i>}) for the
+   * rule that keeps copies on distinct hosts: a local cluster rehearses placement, it does not
+   * protect against losing the machine.
+   */
+  public static LocalProcessCluster start(Path dir, int nodes, int partitions, int replication, String heap)
+      throws IOException {
     Path clusterFile = dir.resolve("cluster.properties");
     ClusterSpec spec;
     if (Files.exists(clusterFile)) {
@@ -84,6 +96,10 @@ public final class LocalProcessCluster implements SssCluster {
         throw new IllegalArgumentException(dir + " holds a cluster of " + spec.partitionMap().partitions()
             + " partitions; --partitions " + partitions + " cannot change it");
       }
+      if (replication > 0 && replication != spec.replication()) {
+        throw new IllegalArgumentException(dir + " holds a cluster with replication " + spec.replication()
+            + "; --replication " + replication + " cannot change it");
+      }
     } else {
       int n = nodes > 0 ? nodes : 3;
       Files.createDirectories(dir);
@@ -94,6 +110,13 @@ public final class LocalProcessCluster implements SssCluster {
       }
       spec = ClusterSpec.of(addresses, partitions > 0 ? partitions
           : n * ClusterSpec.DEFAULT_PARTITIONS_PER_NODE, Auth.randomSecret());
+      if (replication > 1) {
+        List<org.sss.core.cluster.ReplicaPlacement.Location> hosts = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+          hosts.add(new org.sss.core.cluster.ReplicaPlacement.Location("local-" + i, ClusterSpec.DEFAULT_RACK));
+        }
+        spec = spec.withReplication(replication, hosts);
+      }
       spec.save(clusterFile);
     }
     LocalProcessCluster cluster = new LocalProcessCluster(dir, spec);

@@ -316,7 +316,8 @@ final class JobCoordinator implements Runnable {
       CreateTable.Builder create = CreateTable.newBuilder()
           .setTable(outputOf(i))
           .setJobId(jobId)
-          .setOptions(last ? outputOptions(plan, job.multiValuedOutput, job.outputCompression)
+          .setOptions(last ? outputOptions(plan, job.multiValuedOutput, job.outputCompression,
+              channels.spec().replication())
               : intermediateOptions(plan));
       if (last || job.keepIntermediate) {
         create.setCommitAs(last ? job.outputTable : keptName(i)).setCommitReplaces(job.overwrite);
@@ -353,9 +354,11 @@ final class JobCoordinator implements Runnable {
         .build();
   }
 
+  /** A job's output keeps as many copies as the cluster's other tables; the tables between stages keep one. */
   private static TableOptions outputOptions(Job.StagePlan plan, boolean multiValued,
-                                           org.sss.core.proto.Compression compression) {
+                                           org.sss.core.proto.Compression compression, int replication) {
     return TableOptions.newBuilder()
+        .setReplication(replication)
         .setMultiValued(multiValued)
         .setCompression(compression)
         .setKeyType(plan.outKey().dataType())

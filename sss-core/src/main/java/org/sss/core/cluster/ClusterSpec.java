@@ -28,17 +28,31 @@ import java.util.TreeSet;
  *   partition.map=0,1,0,1 # optional; round-robin when absent
  *   tls=false             # optional; true when servers speak TLS
  *   tls.trust=ca.pem      # with tls: the certificate(s) to trust, PEM (relative to this file)
+ *   replication=2         # optional; copies of each partition (default 1)
+ *   node.0.host=rack1-a   # optional; the machine a node runs on (default: its address's host)
+ *   node.0.rack=rack1     # optional; its rack (default: one rack for all)
  * </pre>
+ *
+ * <p>Two copies of a partition never sit on one host ({@link ReplicaPlacement}), so
+ * {@code replication=R} needs R distinct hosts.
  */
 public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, String secret, boolean tls,
-                          String tlsTrust) {
+                          String tlsTrust, int replication, List<ReplicaPlacement.Location> locations) {
   /** Partitions per node when a cluster is created without saying. */
   public static final int DEFAULT_PARTITIONS_PER_NODE = 8;
+  /** The rack of a node whose rack the cluster file does not name. */
+  public static final String DEFAULT_RACK = "default";
 
-  private static final Set<String> KNOWN_KEYS = Set.of("secret", "partitions", "partition.map", "tls", "tls.trust");
+  private static final Set<String> KNOWN_KEYS = Set.of("secret", "partitions", "partition.map", "tls", "tls.trust",
+      "replication");
+  private static final java.util.regex.Pattern NODE_KEY = java.util.regex.Pattern.compile("node\\.(\\d+)(\\.(host|rack))?");
 
   public ClusterSpec {
     nodes = List.copyOf(nodes);
+    locations = locations == null ? defaultLocations(nodes) : List.copyOf(locations);
+    if (locations.size() != nodes.size()) {
+      throw new IllegalArgumentException(locations.size() + " host and rack labels for " + nodes.size() + " nodes");
+    }
     if (nodes.size() != partitionMap.nodes()) {
       throw new IllegalArgumentException("partition map is for " + partitionMap.nodes()
           + " nodes but the cluster has " + nodes.size());
@@ -49,11 +63,35 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
       }
     }
     secret = secret == null ? "" : secret;
+    if (replication < 1 || replication > nodes.size()) {
+      throw new IllegalArgumentException("replication must be 1.." + nodes.size() + " (the node count), not "
+          + replication);
+    }
+    ReplicaPlacement.place(partitionMap, locations, replication); // refuses what cannot be placed
   }
 
-  /** A spec without TLS settings beyond the flag. */
+  /** A spec with one copy of each partition. */
+  public ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, String secret, boolean tls, String tlsTrust) {
+    this(nodes, partitionMap, secret, tls, tlsTrust, 1, null);
+  }
+
+  /** A spec without TLS settings beyond the flag, with one copy of each partition. */
   public ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, String secret, boolean tls) {
     this(nodes, partitionMap, secret, tls, null);
+  }
+
+  /** This spec with {@code replication} copies, on nodes at {@code locations} (null: each node's address host). */
+  public ClusterSpec withReplication(int replication, List<ReplicaPlacement.Location> locations) {
+    return new ClusterSpec(nodes, partitionMap, secret, tls, tlsTrust, replication, locations);
+  }
+
+  /** Where each partition's copies are, its leader (the map's owner) first. */
+  public ReplicaPlacement placement() {
+    return ReplicaPlacement.place(partitionMap, locations, replication);
+  }
+
+  private static List<ReplicaPlacement.Location> defaultLocations(List<NodeAddress> nodes) {
+    return nodes.stream().map(n -> new ReplicaPlacement.Location(n.host(), DEFAULT_RACK)).toList();
   }
 
   /** A spec with round-robin placement of {@code partitions} partitions. */
@@ -65,7 +103,7 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
   @Override
   public String toString() {
     return "ClusterSpec[nodes=" + nodes + ", partitions=" + partitionMap.partitions() + ", secret="
-        + (secret.isEmpty() ? "(none)" : "(set)") + ", tls=" + tls + "]";
+        + (secret.isEmpty() ? "(none)" : "(set)") + ", tls=" + tls + ", replication=" + replication + "]";
   }
 
   public int nodeCount() {
@@ -96,7 +134,7 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
     List<NodeAddress> nodes = new ArrayList<>();
     Set<String> unknown = new TreeSet<>();
     for (String key : props.stringPropertyNames()) {
-      if (!key.startsWith("node.") && !KNOWN_KEYS.contains(key)) {
+      if (!NODE_KEY.matcher(key).matches() && !KNOWN_KEYS.contains(key)) {
         unknown.add(key);
       }
     }
@@ -106,9 +144,13 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
     for (int i = 0; props.containsKey("node." + i); i++) {
       nodes.add(NodeAddress.parse(i, props.getProperty("node." + i)));
     }
-    long declared = props.stringPropertyNames().stream().filter(k -> k.startsWith("node.")).count();
-    if (declared != nodes.size()) {
-      throw new IllegalArgumentException("nodes must be numbered node.0, node.1, ... without gaps");
+    for (String key : props.stringPropertyNames()) {
+      java.util.regex.Matcher m = NODE_KEY.matcher(key);
+      if (m.matches() && (m.group(1).length() > 6 || Integer.parseInt(m.group(1)) >= nodes.size())) {
+        throw new IllegalArgumentException(m.group(2) == null
+            ? "nodes must be numbered node.0, node.1, ... without gaps"
+            : key + " names no node (node." + m.group(1) + " is not declared)");
+      }
     }
     if (nodes.isEmpty()) {
       throw new IllegalArgumentException("no nodes (expected node.0=host:port, ...)");
@@ -150,7 +192,23 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
       map = PartitionMap.of(owners, nodes.size());
     }
     boolean tls = StrictProperties.parseBoolean("tls", props.getProperty("tls", "false"));
-    return new ClusterSpec(nodes, map, props.getProperty("secret", ""), tls, props.getProperty("tls.trust"));
+    int replication;
+    try {
+      replication = Integer.parseInt(props.getProperty("replication", "1").trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("replication is not a number: " + props.getProperty("replication"));
+    }
+    List<ReplicaPlacement.Location> locations = new ArrayList<>();
+    for (NodeAddress n : nodes) {
+      String host = props.getProperty("node." + n.id() + ".host", n.host()).trim();
+      String rack = props.getProperty("node." + n.id() + ".rack", DEFAULT_RACK).trim();
+      if (host.isEmpty() || rack.isEmpty()) {
+        throw new IllegalArgumentException("node." + n.id() + ".host and node." + n.id() + ".rack must not be empty");
+      }
+      locations.add(new ReplicaPlacement.Location(host, rack));
+    }
+    return new ClusterSpec(nodes, map, props.getProperty("secret", ""), tls, props.getProperty("tls.trust"),
+        replication, locations);
   }
 
   /** The properties of this spec, as {@link #fromProperties} reads them. */
@@ -165,6 +223,13 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
     }
     for (NodeAddress n : nodes) {
       props.setProperty("node." + n.id(), n.hostPort());
+    }
+    if (replication > 1 || !locations.equals(defaultLocations(nodes))) {
+      props.setProperty("replication", Integer.toString(replication));
+      for (NodeAddress n : nodes) {
+        props.setProperty("node." + n.id() + ".host", locations.get(n.id()).host());
+        props.setProperty("node." + n.id() + ".rack", locations.get(n.id()).rack());
+      }
     }
     return props;
   }

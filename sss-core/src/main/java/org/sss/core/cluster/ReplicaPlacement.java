@@ -137,6 +137,20 @@ public final class ReplicaPlacement {
     return out;
   }
 
+  /**
+   * True when {@code node} is among the first {@code copies} nodes of the partition: the nodes
+   * that hold a table keeping that many copies (a table between a job's stages keeps one).
+   */
+  public boolean holds(int node, int partition, int copies) {
+    int[] r = replicas[partition];
+    for (int i = 0; i < Math.min(Math.max(1, copies), r.length); i++) {
+      if (r[i] == node) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The partitions of which {@code node} holds a copy (leading or not), ascending. */
   public List<Integer> partitionsHeldBy(int node) {
     List<Integer> out = new ArrayList<>();

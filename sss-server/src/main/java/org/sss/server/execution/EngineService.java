@@ -60,7 +60,7 @@ public final class EngineService implements AutoCloseable {
     this.maxValueBytes = maxValueBytes;
     this.peers = new PeerLinks(cluster, nodeId);
     this.jars = new JarCache(store.dir().resolve("jars"));
-    this.receiver = new ShuffleReceiver(store, maxValueBytes, cluster.partitionMap(), nodeId);
+    this.receiver = new ShuffleReceiver(store, maxValueBytes, cluster.placement(), nodeId);
     this.readers = Executors.newCachedThreadPool(new DefaultThreadFactory("sss-node" + nodeId + "-reader", true));
     this.runners = Executors.newCachedThreadPool(new DefaultThreadFactory("sss-node" + nodeId + "-task", true));
     dropLeftoverIntermediates();
@@ -190,7 +190,7 @@ public final class EngineService implements AutoCloseable {
     AtomicReference<Throwable> failure = new AtomicReference<>();
     java.util.concurrent.atomic.AtomicBoolean aborted = new java.util.concurrent.atomic.AtomicBoolean();
     StageShuffle shuffle = new StageShuffle(jobId, spec.getOutputTable(), emits, spec.getOutputMultiValued(), nodeId,
-        cluster.partitionMap(), output, peers, failure, sequence, maxValueBytes, aborted);
+        cluster.partitionMap(), cluster.placement(), output, peers, failure, sequence, maxValueBytes, aborted);
     StageContext context = new StageContext(jobId, spec, nodeId, loader, input, shuffle, failure, aborted);
     List<Integer> partitions = cluster.partitionMap().partitionsOf(nodeId);
     int threads = spec.getThreads() > 0 ? spec.getThreads() : defaultThreads;

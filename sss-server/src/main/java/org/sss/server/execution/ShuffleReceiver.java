@@ -2,6 +2,7 @@ package org.sss.server.execution;
 
 import io.netty.buffer.ByteBuf;
 import org.sss.core.cluster.PartitionMap;
+import org.sss.core.cluster.ReplicaPlacement;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.ShuffleBatch;
 import org.sss.core.transport.PairBlock;
@@ -19,16 +20,15 @@ import org.sss.kvs.StoreTable;
 final class ShuffleReceiver {
   private final NodeStore store;
   private final int maxValueBytes;
-  /** Which partitions this node owns: a shuffled pair must land in one of them. */
-  private final boolean[] owned;
+  /** Where partitions' copies are: a shuffled pair must land in a copy this node holds of its table. */
+  private final ReplicaPlacement placement;
+  private final int self;
 
-  ShuffleReceiver(NodeStore store, int maxValueBytes, PartitionMap map, int self) {
+  ShuffleReceiver(NodeStore store, int maxValueBytes, ReplicaPlacement placement, int self) {
     this.store = store;
     this.maxValueBytes = maxValueBytes;
-    this.owned = new boolean[map.partitions()];
-    for (int p : map.partitionsOf(self)) {
-      owned[p] = true;
-    }
+    this.placement = placement;
+    this.self = self;
   }
 
   long write(ShuffleBatch batch, ByteBuf body) {
@@ -40,7 +40,7 @@ final class ShuffleReceiver {
       int start = in.readerIndex();
       int keyLength = PairBlock.readVarint(in);
       checkLength(keyLength, in);
-      checkOwned(in, keyLength);
+      checkHeld(table, in, keyLength);
       in.skipBytes(keyLength);
       int valueLength = PairBlock.readVarint(in);
       checkLength(valueLength, in);
@@ -63,11 +63,12 @@ final class ShuffleReceiver {
    * task of the next stage (each scans its own partitions), and its value silently lost. The
    * partition need not be the key's hash, since a job's partitioner chooses it.
    */
-  private void checkOwned(ByteBuf in, int keyLength) {
+  private void checkHeld(StoreTable table, ByteBuf in, int keyLength) {
     int partition = keyLength < PartitionMap.PREFIX_BYTES ? -1 : in.getUnsignedShort(in.readerIndex());
-    if (partition < 0 || partition >= owned.length || !owned[partition]) {
+    if (partition < 0 || partition >= placement.partitions()
+        || !placement.holds(self, partition, table.options().getReplication())) {
       throw new StoreException(ErrorCode.BAD_REQUEST, "shuffle batch holds a pair for partition " + partition
-          + ", which this node does not own; nothing was written");
+          + ", of which this node holds no copy of table '" + table.name() + "'; nothing was written");
     }
   }
 

@@ -3,6 +3,7 @@ package org.sss.server.execution;
 import io.netty.buffer.ByteBuf;
 import org.sss.core.api.Partitioner;
 import org.sss.core.cluster.PartitionMap;
+import org.sss.core.cluster.ReplicaPlacement;
 import org.sss.core.keys.StoredKeys;
 import org.sss.core.transport.Buffers;
 import org.sss.core.transport.PairBlock;
@@ -26,6 +27,10 @@ final class ShuffleWriter implements PairWriter {
   private final StageShuffle shuffle;
   private final Partitioner partitioner;
   private final PartitionMap map;
+  /** Where the output's copies go: every node holding a copy of the pair's partition. */
+  private final ReplicaPlacement placement;
+  /** Copies of each pair the output table keeps (a job's output: the cluster's replication; between stages: 1). */
+  private final int copies;
   private final ByteBuf[] buffers;
   private final int[] counts;
   private PackedBatch local;
@@ -37,6 +42,8 @@ final class ShuffleWriter implements PairWriter {
     this.shuffle = shuffle;
     this.partitioner = partitioner;
     this.map = shuffle.map;
+    this.placement = shuffle.placement;
+    this.copies = Math.max(1, shuffle.localTable.options().getReplication());
     this.buffers = new ByteBuf[map.nodes()];
     this.counts = new int[map.nodes()];
   }
@@ -54,18 +61,31 @@ final class ShuffleWriter implements PairWriter {
       throw new IllegalArgumentException("partitioner returned partition " + partition
           + " outside [0, " + map.partitions() + ")");
     }
-    int node = map.ownerOf(partition);
     boolean mv = shuffle.multiValued;
     int storedLength = PartitionMap.PREFIX_BYTES + key.length + (mv ? StoredKeys.UNIQUIFIER_BYTES : 0);
     shuffle.pairsShuffled.incrementAndGet();
     shuffle.bytesShuffled.addAndGet(key.length + value.length);
+    // one uniquifier per pair, so that every copy of the output stores the same key
+    long sequence = mv ? sequence() : 0;
+    if (copies == 1) {
+      writeTo(map.ownerOf(partition), partition, key, value, storedLength, sequence);
+      return;
+    }
+    for (int node : placement.replicasOf(partition).subList(0, copies)) {
+      writeTo(node, partition, key, value, storedLength, sequence);
+    }
+  }
+
+  private void writeTo(int node, int partition, byte[] key, byte[] value, int storedLength, long sequence)
+      throws InterruptedException {
+    boolean mv = shuffle.multiValued;
     if (node == shuffle.self) {
       if (local == null) {
         local = shuffle.localTable.newPackedBatch(StageShuffle.BATCH_BYTES + (64 << 10));
       }
       int suffixLength = 0;
       if (mv) {
-        writeUniquifier(uniquifier, 0);
+        StoredKeys.writeUniquifier(uniquifier, 0, shuffle.self, sequence);
         suffixLength = StoredKeys.UNIQUIFIER_BYTES;
       }
       local.put(partition, key, uniquifier, suffixLength, value);
@@ -89,7 +109,7 @@ final class ShuffleWriter implements PairWriter {
     buf.writeBytes(key);
     if (mv) {
       buf.writeShort(shuffle.self);
-      buf.writeLong(sequence());
+      buf.writeLong(sequence);
     }
     PairBlock.writeVarint(buf, value.length);
     buf.writeBytes(value);
@@ -108,10 +128,6 @@ final class ShuffleWriter implements PairWriter {
       throw new IllegalArgumentException("an emitted " + what + " of " + storedBytes + " bytes as stored exceeds the"
           + " limit of " + shuffle.maxValueBytes + " bytes (max.value.bytes)");
     }
-  }
-
-  private void writeUniquifier(byte[] stored, int at) {
-    StoredKeys.writeUniquifier(stored, at, shuffle.self, sequence());
   }
 
   /** Sequence numbers are reserved in blocks so that tasks do not contend on one counter. */

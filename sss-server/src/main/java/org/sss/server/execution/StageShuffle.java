@@ -5,6 +5,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.sss.core.cluster.PartitionMap;
+import org.sss.core.cluster.ReplicaPlacement;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.Request;
 import org.sss.core.proto.ShuffleBatch;
@@ -41,6 +42,8 @@ final class StageShuffle {
   final boolean multiValued;
   final int self;
   final PartitionMap map;
+  /** Where each partition's copies are (the output may keep more than one). */
+  final ReplicaPlacement placement;
   final StoreTable localTable;
   private final PeerLinks peers;
   private final Semaphore[] inFlight;
@@ -53,7 +56,7 @@ final class StageShuffle {
   final AtomicLong bytesShuffled = new AtomicLong();
 
   StageShuffle(String jobId, String table, PairTypes types, boolean multiValued, int self, PartitionMap map,
-               StoreTable localTable, PeerLinks peers, AtomicReference<Throwable> failure, AtomicLong sequence,
+               ReplicaPlacement placement, StoreTable localTable, PeerLinks peers, AtomicReference<Throwable> failure, AtomicLong sequence,
                int maxValueBytes, java.util.concurrent.atomic.AtomicBoolean aborted) {
     this.maxValueBytes = maxValueBytes;
     this.aborted = aborted;
@@ -63,6 +66,7 @@ final class StageShuffle {
     this.multiValued = multiValued;
     this.self = self;
     this.map = map;
+    this.placement = placement;
     this.localTable = localTable;
     this.peers = peers;
     this.failure = failure;

@@ -7,7 +7,9 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import org.sss.core.cluster.JobTables;
+import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.PartitionMap;
+import org.sss.core.cluster.ReplicaPlacement;
 import org.sss.core.proto.Ack;
 import org.sss.core.proto.CountResult;
 import org.sss.core.proto.ErrorCode;
@@ -40,11 +42,14 @@ public final class KvsService {
    * (64 MiB, whatever this node's own limit for requests) would close the connection it shares
    * with other work (a job's coordinator among them).
    */
+  /** Where each partition's copies are: a node answers only for the copies it holds. */
+  private final ReplicaPlacement placement;
   private final int answerBudget = org.sss.core.transport.Pipelines.DEFAULT_MAX_FRAME - (1 << 20);
 
-  public KvsService(NodeStore store, PartitionMap partitionMap, int nodeId, int maxValueBytes) {
+  public KvsService(NodeStore store, ClusterSpec cluster, int nodeId, int maxValueBytes) {
     this.store = store;
-    this.partitionMap = partitionMap;
+    this.partitionMap = cluster.partitionMap();
+    this.placement = cluster.placement();
     this.nodeId = nodeId;
     this.maxValueBytes = maxValueBytes;
     this.multiValued = new MultiValued();
@@ -93,7 +98,7 @@ public final class KvsService {
       }
       case GET -> {
         StoreTable t = store.require(req.getGet().getTable());
-        byte[] key = checkKey(req.getGet().getKey().toByteArray());
+        byte[] key = checkKey(t, req.getGet().getKey().toByteArray());
         GetResult.Builder g = GetResult.newBuilder();
         if (t.options().getMultiValued()) {
           List<byte[]> values = MultiValued.values(t, key, answerBudget);
@@ -115,8 +120,9 @@ public final class KvsService {
       }
       case DELETE -> {
         StoreTable t = store.require(req.getDelete().getTable());
+        checkReplication(t, req.getDelete().getReplication());
         List<byte[]> keys = readKeys(body, req.getDelete().getKeyCount());
-        keys.forEach(this::checkKey);
+        keys.forEach(k -> checkKey(t, k));
         t.delete(t.options().getMultiValued() ? MultiValued.storedKeys(t, keys) : keys);
         return Frame.of(ok.setAck(Ack.newBuilder().setPairs(keys.size())).build());
       }
@@ -133,14 +139,14 @@ public final class KvsService {
       case COUNT -> {
         StoreTable t = store.require(req.getCount().getTable());
         long n = 0;
-        if (req.getCount().getPartitionsCount() == 0) {
-          n = t.count();
-        }
-        for (int partition : req.getCount().getPartitionsList()) {
+        List<Integer> counted = req.getCount().getPartitionsCount() == 0
+            ? partitionMap.partitionsOf(nodeId) : req.getCount().getPartitionsList();
+        for (int partition : counted) {
           if (partition < 0 || partition >= partitionMap.partitions()) { // a uint32 past 2^31 reads negative
             throw new StoreException(ErrorCode.BAD_REQUEST, "no partition " + Integer.toUnsignedString(partition) + " in a cluster of "
                 + partitionMap.partitions());
           }
+          checkHeld(t, partition);
           byte[][] range = KeyRanges.partition(partition, new byte[0]);
           n += t.count(range[0], range[1]);
         }
@@ -183,6 +189,7 @@ public final class KvsService {
   private long putBatch(Request req, ByteBuf body) {
     StoreTable t = store.require(req.getPutBatch().getTable());
     t.checkWritable(req.getPutBatch().getKeyTypeValue(), req.getPutBatch().getValueTypeValue());
+    checkReplication(t, req.getPutBatch().getReplication());
     int expected = req.getPutBatch().getPairCount();
     int pairs = 0;
     ByteBuf in = body.duplicate();
@@ -192,7 +199,7 @@ public final class KvsService {
       in.skipBytes(keyLength);
       int valueLength = PairBlock.readLength(in);
       in.skipBytes(valueLength);
-      checkKey(in, keyAt, keyLength);
+      checkKey(t, in, keyAt, keyLength);
       if (valueLength > maxValueBytes) {
         throw new StoreException(ErrorCode.VALUE_TOO_LARGE, "value of " + valueLength
             + " bytes exceeds the limit of " + maxValueBytes + " bytes (table '" + t.name() + "')");
@@ -235,17 +242,17 @@ public final class KvsService {
     b.position(position);
   }
 
-  /** {@link #checkKey(byte[])} for a stored key at {@code in[at, at + length)}. */
-  private void checkKey(ByteBuf in, int at, int length) {
+  /** {@link #checkKey(StoreTable, byte[])} for a stored key at {@code in[at, at + length)}. */
+  private void checkKey(StoreTable t, ByteBuf in, int at, int length) {
     int partition = length < PartitionMap.PREFIX_BYTES ? -1 : in.getUnsignedShort(at);
-    checkKey(length, partition);
+    checkKey(t, length, partition);
     checkHash(partitionMap.partitionOf(in.nioBuffer(at + PartitionMap.PREFIX_BYTES, length - PartitionMap.PREFIX_BYTES)),
         partition);
   }
 
-  private byte[] checkKey(byte[] storedKey) {
+  private byte[] checkKey(StoreTable t, byte[] storedKey) {
     int partition = storedKey.length < PartitionMap.PREFIX_BYTES ? -1 : PartitionMap.partitionOfStored(storedKey);
-    checkKey(storedKey.length, partition);
+    checkKey(t, storedKey.length, partition);
     checkHash(partitionMap.partitionOf(storedKey, PartitionMap.PREFIX_BYTES,
         storedKey.length - PartitionMap.PREFIX_BYTES), partition);
     return storedKey;
@@ -264,10 +271,12 @@ public final class KvsService {
   }
 
   /**
-   * A stored key must carry a partition this node owns: a pair routed here by a client with
-   * another partition map would be stored where no task and no scan of its partition looks.
+   * A stored key must carry a partition of which this node holds one of the table's copies: a
+   * pair routed here by a client with another partition map would be stored where no task and
+   * no scan of its partition looks, and a read of a copy this node does not keep would answer
+   * "absent" for a pair that exists.
    */
-  private void checkKey(int length, int partition) {
+  private void checkKey(StoreTable t, int length, int partition) {
     if (partition < 0) {
       throw new StoreException(ErrorCode.BAD_REQUEST, "stored key of " + length
           + " bytes lacks the 2-byte partition prefix");
@@ -280,10 +289,35 @@ public final class KvsService {
       throw new StoreException(ErrorCode.BAD_REQUEST, "partition " + partition + " does not exist (P="
           + partitionMap.partitions() + ")");
     }
-    if (partitionMap.ownerOf(partition) != nodeId) {
-      throw new StoreException(ErrorCode.BAD_REQUEST, "partition " + partition + " belongs to node "
-          + partitionMap.ownerOf(partition) + ", not node " + nodeId + " (does the client use this cluster's file?)");
+    checkHeld(t, partition);
+  }
+
+  private void checkHeld(StoreTable t, int partition) {
+    int copies = copies(t.options().getReplication());
+    if (!placement.holds(nodeId, partition, copies)) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, "node " + nodeId + " holds no copy of partition " + partition
+          + " of table '" + t.name() + "' (" + copies + (copies == 1 ? " copy" : " copies") + ", on node(s) "
+          + placement.replicasOf(partition).subList(0, copies) + "; does the client use this cluster's file?)");
     }
+  }
+
+  /**
+   * A writer must send a table as many copies as it keeps: a table of one copy written as two
+   * would store the second where no read looks; one of two written as one would leave its copies
+   * different.
+   */
+  private static void checkReplication(StoreTable t, int sent) {
+    int keeps = copies(t.options().getReplication());
+    if (copies(sent) != keeps) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, "table '" + t.name() + "' keeps " + keeps
+          + (keeps == 1 ? " copy" : " copies") + " of each pair, but this write sends " + copies(sent)
+          + " (the writer's cluster file says replication=" + copies(sent) + ")");
+    }
+  }
+
+  /** Copies a replication field means: 0 (unset) is one. */
+  static int copies(int replication) {
+    return Math.max(1, replication);
   }
 
   private static List<byte[]> readKeys(ByteBuf body, int expected) {
@@ -299,7 +333,7 @@ public final class KvsService {
   private Frame<Response> multiGet(Request req, ByteBuf body, Response.Builder ok, ByteBufAllocator alloc) {
     StoreTable t = store.require(req.getMultiGet().getTable());
     List<byte[]> keys = readKeys(body, req.getMultiGet().getKeyCount());
-    keys.forEach(this::checkKey);
+    keys.forEach(k -> checkKey(t, k));
     List<byte[]> values;
     if (t.options().getMultiValued()) {
       values = new ArrayList<>(keys.size());
@@ -336,9 +370,10 @@ public final class KvsService {
     byte[] prefix = scan.getKeyPrefix().toByteArray();
     List<byte[][]> ranges = new ArrayList<>(partitions.size());
     for (int p : partitions) {
-      if (p >= partitionMap.partitions()) {
-        throw new StoreException(ErrorCode.BAD_REQUEST, "partition " + p + " does not exist");
+      if (p < 0 || p >= partitionMap.partitions()) {
+        throw new StoreException(ErrorCode.BAD_REQUEST, "partition " + Integer.toUnsignedString(p) + " does not exist");
       }
+      checkHeld(t, p);
       ranges.add(KeyRanges.partition(p, prefix));
     }
     return t.scanRanges(ranges, scan.getOrdered());

@@ -49,7 +49,8 @@ class KvsServicePutBatchTest {
   void open() {
     store = NodeStore.open(dir);
     table = store.create("t", TableOptions.newBuilder().setDisableWal(true).build(), false);
-    kvs = new KvsService(store, MAP, 0, MAX_VALUE);
+    kvs = new KvsService(store, new org.sss.core.cluster.ClusterSpec(
+        java.util.List.of(new org.sss.core.cluster.NodeAddress(0, "127.0.0.1", 1)), MAP, "", false), 0, MAX_VALUE);
   }
 
   @AfterEach

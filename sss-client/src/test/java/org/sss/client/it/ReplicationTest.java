@@ -1,0 +1,187 @@
+package org.sss.client.it;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sss.client.BulkWriter;
+import org.sss.client.ScanOptions;
+import org.sss.client.SssClient;
+
+import org.sss.client.TableScan;
+import org.sss.client.cluster.LocalProcessCluster;
+import org.sss.client.io.BulkIO;
+import org.sss.client.job.Job;
+import org.sss.client.job.TestJobs;
+import org.sss.core.api.Pair;
+import org.sss.core.api.Serdes;
+import org.sss.core.cluster.ClusterSpec;
+import org.sss.core.cluster.ReplicaPlacement;
+import org.sss.core.keys.PairTypes;
+import org.sss.core.proto.TableInfo;
+import org.sss.core.transport.SssException;
+
+/**
+ * Three server processes keeping two copies of every partition: with one node killed, every
+ * acknowledged pair of a client's table and of a job's output is read back exactly (get,
+ * multiGet, scans, count, table list); writes that would reach the dead node fail naming it and
+ * reach no copy; with a second node gone, reads fail naming the partitions without a copy.
+ * Every answer is checked against a map kept by the test.
+ */
+class ReplicationTest {
+  private static final int ROWS = 20_000;
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void oneNodeKilled_everyAcknowledgedPairIsReadFromTheSurvivors() throws Exception {
+    LocalProcessCluster cluster = LocalProcessCluster.start(dir, 3, 0, 2, "512m");
+    try {
+      ClusterSpec spec = cluster.spec();
+      assertEquals(2, spec.replication());
+      Map<Long, String> rows = new TreeMap<>();
+      try (SssClient client = SssClient.connect(spec)) {
+        client.createTable("rows", BulkIO.textTable(), false);
+        try (BulkWriter w = client.writer("rows", PairTypes.of(BulkIO.textTable()))) {
+          for (long i = 1; i <= ROWS; i++) {
+            w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
+            rows.put(i, "row " + i);
+          }
+          w.flush();
+          assertEquals(ROWS, w.acknowledged(), "each pair counted once, not once per copy");
+        }
+        List<Pair> more = new ArrayList<>();
+        for (long i = ROWS + 1; i <= ROWS + 500; i++) {
+          more.add(new Pair(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("more " + i)));
+          rows.put(i, "more " + i);
+        }
+        client.putAll("rows", PairTypes.of(BulkIO.textTable()), more);
+        client.delete("rows", List.of(Serdes.LONG.encodeKey(7L)));
+        rows.remove(7L);
+        client.submit(Job.named("mod").input("rows", Serdes.LONG, Serdes.STRING)
+            .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
+            .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
+            .output("mod").build()).await();
+        assertEquals(rows.size(), client.count("rows"));
+      }
+      Map<Long, Long> mod = new TreeMap<>();
+      rows.keySet().forEach(k -> mod.merge(k % 10, 1L, Long::sum));
+
+      cluster.kill(1);
+      try (SssClient client = SssClient.connect(spec)) {
+        assertEquals(rows.size(), client.count("rows"), "count from the survivors");
+        assertEquals(rows, scanRows(client, ScanOptions.anyOrder()));
+        assertEquals(rows, scanRows(client, ScanOptions.inKeyOrder()));
+        for (long k : new long[] {1, 2, 3, 7, 999, ROWS, ROWS + 17}) {
+          byte[] expected = rows.containsKey(k) ? Serdes.STRING.encodeValue(rows.get(k)) : null;
+          assertArrayEquals(expected, client.get("rows", Serdes.LONG.encodeKey(k)).orElse(null), "key " + k);
+        }
+        List<byte[]> keys = new ArrayList<>();
+        for (long k = 1; k <= 300; k++) {
+          keys.add(Serdes.LONG.encodeKey(k));
+        }
+        List<byte[]> values = client.multiGet("rows", keys);
+        for (int i = 0; i < keys.size(); i++) {
+          String expected = rows.get(i + 1L);
+          assertEquals(expected, values.get(i) == null ? null : Serdes.STRING.decodeValue(values.get(i)), "key " + (i + 1));
+        }
+        assertEquals(mod, scanLongs(client, "mod"), "a job's output has its copies too");
+        assertEquals(10, client.count("mod"));
+        List<String> names = client.listTables().stream().map(TableInfo::getName).toList();
+        assertTrue(names.containsAll(List.of("rows", "mod")), names.toString());
+
+        // a write touching node 1's copies fails naming it, and reaches no copy
+        ReplicaPlacement placement = spec.placement();
+        long onNode1 = firstKey(spec, placement, true);
+        long offNode1 = firstKey(spec, placement, false);
+        SssException e = assertThrows(SssException.class, () -> client.put("rows", PairTypes.of(BulkIO.textTable()),
+            Serdes.LONG.encodeKey(onNode1), Serdes.STRING.encodeValue("changed")));
+        assertTrue(e.getMessage().contains("node 1"), e.getMessage());
+        assertEquals(rows.get(onNode1), Serdes.STRING.decodeValue(client.get("rows", Serdes.LONG.encodeKey(onNode1))
+            .orElseThrow()), "the refused write reached no copy");
+        client.put("rows", PairTypes.of(BulkIO.textTable()), Serdes.LONG.encodeKey(offNode1),
+            Serdes.STRING.encodeValue("changed"));
+        rows.put(offNode1, "changed");
+      }
+
+      cluster = LocalProcessCluster.start(dir, 0, 0, "512m"); // node 1 back
+      try (SssClient client = SssClient.connect(spec)) {
+        assertEquals(rows.size(), client.count("rows"));
+        assertEquals(rows, scanRows(client, ScanOptions.inKeyOrder()), "node 1 answers for its partitions again");
+        cluster.kill(1);
+        cluster.kill(2);
+        SssException e = assertThrows(SssException.class, () -> client.count("rows"));
+        assertTrue(e.getMessage().contains("no copy reachable"), e.getMessage());
+        SssException scan = assertThrows(SssException.class, () -> scanRows(client, ScanOptions.anyOrder()));
+        assertTrue(scan.getMessage().contains("no copy reachable of partitions"), scan.getMessage());
+      }
+    } finally {
+      cluster.stopAll();
+    }
+  }
+
+  @Test
+  void writerWithAnotherReplication_isRefusedNamingBoth() throws Exception {
+    LocalProcessCluster cluster = LocalProcessCluster.start(dir, 3, 0, 2, "512m");
+    try {
+      try (SssClient client = SssClient.connect(cluster.spec())) {
+        client.createTable("t", BulkIO.textTable(), false);
+      }
+      ClusterSpec one = cluster.spec().withReplication(1, cluster.spec().locations());
+      try (SssClient client = SssClient.connect(one)) {
+        SssException e = assertThrows(SssException.class, () -> client.put("t", PairTypes.of(BulkIO.textTable()),
+            Serdes.LONG.encodeKey(1L), Serdes.STRING.encodeValue("x")));
+        assertTrue(e.getMessage().contains("keeps 2 copies of each pair, but this write sends 1"), e.getMessage());
+      }
+    } finally {
+      cluster.stopAll();
+    }
+  }
+
+  /** The first key whose partition has (or has not) a copy on node 1. */
+  private static long firstKey(ClusterSpec spec, ReplicaPlacement placement, boolean onNode1) {
+    for (long k = 1; ; k++) {
+      int p = spec.partitionMap().partitionOf(Serdes.LONG.encodeKey(k));
+      if (placement.holds(1, p, 2) == onNode1 && k != 7) {
+        return k;
+      }
+    }
+  }
+
+  private static Map<Long, String> scanRows(SssClient client, ScanOptions options) {
+    Map<Long, String> out = new TreeMap<>();
+    long last = Long.MIN_VALUE;
+    try (TableScan s = client.scan("rows", options)) {
+      while (s.hasNext()) {
+        Pair p = s.next();
+        long k = Serdes.LONG.decodeKey(p.key());
+        if (options.ordered()) {
+          assertTrue(k > last, "in key order: " + k + " after " + last);
+          last = k;
+        }
+        assertEquals(null, out.put(k, Serdes.STRING.decodeValue(p.value())), "key " + k + " read once");
+      }
+    }
+    return out;
+  }
+
+  private static Map<Long, Long> scanLongs(SssClient client, String table) {
+    Map<Long, Long> out = new TreeMap<>();
+    try (TableScan s = client.scan(table, ScanOptions.anyOrder())) {
+      while (s.hasNext()) {
+        Pair p = s.next();
+        assertEquals(null, out.put(Serdes.LONG.decodeKey(p.key()), Serdes.LONG.decodeValue(p.value())));
+      }
+    }
+    return out;
+  }
+}
