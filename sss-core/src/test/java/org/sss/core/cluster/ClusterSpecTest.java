@@ -266,4 +266,66 @@ class ClusterSpecTest {
   void constructor_nullSecretBecomesEmpty() {
     assertEquals("", new ClusterSpec(nodes(1), PartitionMap.roundRobin(1, 1), null, false).secret());
   }
+
+  @Test
+  void replication_roundTripsWithHostAndRackLabels() throws IOException {
+    List<ReplicaPlacement.Location> where = List.of(new ReplicaPlacement.Location("h0", "r0"),
+        new ReplicaPlacement.Location("h1", "r1"), new ReplicaPlacement.Location("h2", "r0"));
+    ClusterSpec spec = ClusterSpec.of(nodes(3), 12, "s").withReplication(2, where);
+    Path file = dir.resolve("cluster.properties");
+    spec.save(file);
+    ClusterSpec loaded = ClusterSpec.load(file);
+    assertEquals(spec, loaded);
+    assertEquals(2, loaded.replication());
+    assertEquals(where, loaded.locations());
+    for (int p = 0; p < 12; p++) {
+      List<Integer> copies = loaded.placement().replicasOf(p);
+      assertEquals(loaded.partitionMap().ownerOf(p), copies.get(0), "the map's owner leads partition " + p);
+      assertEquals(2, new java.util.HashSet<>(copies.stream().map(n -> where.get(n).host()).toList()).size());
+      assertEquals(2, new java.util.HashSet<>(copies.stream().map(n -> where.get(n).rack()).toList()).size(),
+          "two racks, two copies: one on each");
+    }
+  }
+
+  @Test
+  void replication_absent_isOneCopy_andWritesNoNewKeys() {
+    ClusterSpec spec = ClusterSpec.fromProperties(props("node.0", "a:1", "node.1", "b:2"));
+    assertEquals(1, spec.replication());
+    assertEquals("a", spec.locations().get(0).host());
+    assertEquals(ClusterSpec.DEFAULT_RACK, spec.locations().get(1).rack());
+    assertFalse(spec.toProperties().containsKey("replication"), "a file without replication stays without it");
+    assertFalse(spec.toProperties().containsKey("node.0.host"));
+  }
+
+  @Test
+  void replication_refusedWhenCopiesWouldShareAHost() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ClusterSpec.fromProperties(
+        props("node.0", "a:1", "node.1", "a:2", "node.2", "b:3", "replication", "3")));
+    assertTrue(e.getMessage().contains("replication=3 needs 3 nodes on distinct hosts"), e.getMessage());
+    ClusterSpec labelled = ClusterSpec.fromProperties(props("node.0", "a:1", "node.1", "a:2", "node.1.host", "other",
+        "node.2", "b:3", "replication", "3"));
+    assertEquals(3, labelled.replication(), "a label names the host when addresses do not");
+  }
+
+  @Test
+  void replication_outOfRangeOrNotANumber_isNamed() {
+    for (String r : List.of("0", "4", "-1")) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ClusterSpec.fromProperties(
+          props("node.0", "a:1", "node.1", "b:2", "node.2", "c:3", "replication", r)));
+      assertTrue(e.getMessage().contains("replication must be 1..3"), e.getMessage());
+    }
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ClusterSpec.fromProperties(
+        props("node.0", "a:1", "replication", "two")));
+    assertTrue(e.getMessage().contains("replication is not a number: two"), e.getMessage());
+  }
+
+  @Test
+  void labelOfAnUndeclaredNode_isNamed() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ClusterSpec.fromProperties(
+        props("node.0", "a:1", "node.3.rack", "r")));
+    assertTrue(e.getMessage().contains("node.3.rack names no node"), e.getMessage());
+    IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class, () -> ClusterSpec.fromProperties(
+        props("node.0", "a:1", "node.0.colour", "r")));
+    assertTrue(unknown.getMessage().contains("node.0.colour"), unknown.getMessage());
+  }
 }
