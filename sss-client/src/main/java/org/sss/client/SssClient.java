@@ -177,7 +177,8 @@ public final class SssClient implements AutoCloseable {
     for (int node = 0; node < held.size(); node++) {
       TableOptions o = held.get(node);
       if (o.getKeyTypeValue() != expected.getKeyTypeValue() || o.getValueTypeValue() != expected.getValueTypeValue()
-          || o.getMultiValued() != expected.getMultiValued()) {
+          || o.getMultiValued() != expected.getMultiValued()
+          || Math.max(1, o.getReplication()) != Math.max(1, expected.getReplication())) {
         throw new SssException(ErrorCode.TABLE_EXISTS, "table '" + table + "' exists on node " + node + " as "
             + describe(o) + ", but " + (asked ? "was asked for as " : "on node 0 as ") + describe(expected)
             + ": a drop or create of it did not reach every node. Drop it (its data there is stale) and create it again");
@@ -186,8 +187,9 @@ public final class SssClient implements AutoCloseable {
   }
 
   private static String describe(TableOptions o) {
+    int copies = Math.max(1, o.getReplication());
     return "key=" + PairTypes.name(o.getKeyType()) + " value=" + PairTypes.name(o.getValueType())
-        + (o.getMultiValued() ? " (multi-valued)" : "");
+        + (o.getMultiValued() ? " (multi-valued)" : "") + (copies == 1 ? ", 1 copy" : ", " + copies + " copies");
   }
 
   /**
@@ -206,9 +208,16 @@ public final class SssClient implements AutoCloseable {
     }
   }
 
-  /** The options with the cluster's replication, unless they name one. */
+  /**
+   * The options with the cluster's replication: every writer sends a table the cluster's number
+   * of copies, so a table keeping another could not be written.
+   */
   private TableOptions withCopies(TableOptions options) {
-    return options.getReplication() > 0 ? options : options.toBuilder().setReplication(spec.replication()).build();
+    if (options.getReplication() > 0 && options.getReplication() != spec.replication()) {
+      throw new IllegalArgumentException("a table keeps the cluster's replication (" + spec.replication()
+          + "), not " + options.getReplication());
+    }
+    return options.toBuilder().setReplication(spec.replication()).build();
   }
 
   /** Drops a table on every node; returns false if it existed nowhere. */
@@ -307,7 +316,8 @@ public final class SssClient implements AutoCloseable {
     long total = 0;
     while (true) {
       java.util.Map<Integer, Long> counted = new java.util.concurrent.ConcurrentHashMap<>();
-      RuntimeException failure = countOnce(table, pending, down, counted);
+      java.util.Set<Integer> unreachable = java.util.concurrent.ConcurrentHashMap.newKeySet();
+      RuntimeException failure = countOnce(table, pending, down, counted, unreachable);
       for (long n : counted.values()) {
         total += n;
       }
@@ -315,33 +325,17 @@ public final class SssClient implements AutoCloseable {
         return total;
       }
       pending = pending.stream().filter(p -> !counted.containsKey(p)).toList();
-      if (!(failure instanceof org.sss.core.transport.NodeUnavailableException) || copies == 1) {
-        throw failure;
+      if (!(failure instanceof org.sss.core.transport.NodeUnavailableException) || copies == 1
+          || !down.addAll(unreachable)) {
+        throw failure; // not a lost node, or no node newly lost: trying again would ask the same nodes
       }
-      if (!markDown(pending, down)) {
+      if (!pending.stream().allMatch(p -> firstCopy(p, down) >= 0)) {
         List<Integer> lost = pending.stream().filter(p -> firstCopy(p, down) < 0).toList();
         throw new org.sss.core.transport.NodeUnavailableException("count of '" + table
             + "': no copy reachable of partitions " + lost + " (nodes " + new java.util.TreeSet<>(down)
             + " down: " + failure.getMessage() + ")", failure);
       }
     }
-  }
-
-  /**
-   * Marks the nodes that failed to answer as down (every node the partitions would go to first
-   * and that no longer answers); true when every pending partition still has a copy elsewhere.
-   */
-  private boolean markDown(List<Integer> pending, java.util.Set<Integer> down) {
-    if (copies == 1) {
-      return false;
-    }
-    for (int p : pending) {
-      int node = firstCopy(p, down);
-      if (node >= 0 && channels.connectedOrNull(node) == null) {
-        down.add(node);
-      }
-    }
-    return pending.stream().allMatch(p -> firstCopy(p, down) >= 0);
   }
 
   /** The first node holding a copy of {@code partition} that is not {@code down}, or -1. */
@@ -357,7 +351,7 @@ public final class SssClient implements AutoCloseable {
 
   /** Counts {@code partitions} on their first copies not down; returns the first failure, or null. */
   private RuntimeException countOnce(String table, List<Integer> partitionsToCount, java.util.Set<Integer> down,
-                                     java.util.Map<Integer, Long> counted) {
+                                     java.util.Map<Integer, Long> counted, java.util.Set<Integer> unreachable) {
     List<List<Integer>> byNode = new ArrayList<>();
     for (int n = 0; n < spec.nodeCount(); n++) {
       byNode.add(new ArrayList<>());
@@ -381,6 +375,9 @@ public final class SssClient implements AutoCloseable {
       try {
         c = channels.get(n);
       } catch (RuntimeException e) {
+        if (e instanceof org.sss.core.transport.NodeUnavailableException) {
+          unreachable.add(n);
+        }
         first.compareAndSet(null, e); // the count fails; requests already sent are still answered and released
         continue;
       }
@@ -389,7 +386,7 @@ public final class SssClient implements AutoCloseable {
       for (int i = 0; i < Math.min(COUNT_WINDOW, byNode.get(n).size()); i++) {
         CompletableFuture<Void> lane = new CompletableFuture<>();
         lanes.add(lane);
-        countNext(c, table, queue, counted, first, lane);
+        countNext(c, n, table, queue, counted, unreachable, first, lane);
       }
     }
     try {
@@ -403,8 +400,8 @@ public final class SssClient implements AutoCloseable {
   }
 
   /** Counts the next partition of {@code queue} over {@code c}, then the next, until none is left or one failed. */
-  private void countNext(org.sss.core.transport.Connection c, String table, java.util.Queue<Integer> queue,
-                         java.util.Map<Integer, Long> counted,
+  private void countNext(org.sss.core.transport.Connection c, int node, String table, java.util.Queue<Integer> queue,
+                         java.util.Map<Integer, Long> counted, java.util.Set<Integer> unreachable,
                          java.util.concurrent.atomic.AtomicReference<Throwable> first, CompletableFuture<Void> lane) {
     Integer p = first.get() == null ? queue.poll() : null;
     if (p == null) {
@@ -415,18 +412,24 @@ public final class SssClient implements AutoCloseable {
     try {
       f = c.call(Request.newBuilder().setCount(Count.newBuilder().setTable(table).addPartitions(p)));
     } catch (RuntimeException e) {
+      if (e instanceof org.sss.core.transport.NodeUnavailableException) {
+        unreachable.add(node);
+      }
       first.compareAndSet(null, e);
       lane.complete(null);
       return;
     }
     f.whenComplete((r, e) -> {
       if (e != null) {
+        if (NodeChannels.unwrap(e) instanceof org.sss.core.transport.NodeUnavailableException) {
+          unreachable.add(node);
+        }
         first.compareAndSet(null, e);
       } else {
         counted.put(p, r.header().getCount().getPairs());
         r.release();
       }
-      countNext(c, table, queue, counted, first, lane);
+      countNext(c, node, table, queue, counted, unreachable, first, lane);
     });
   }
 
@@ -596,6 +599,12 @@ public final class SssClient implements AutoCloseable {
       } catch (org.sss.core.transport.NodeUnavailableException e) {
         lost = e; // the next copy answers, if there is one
         continue;
+      } catch (SssException e) {
+        if (lost == null) {
+          throw e;
+        }
+        throw new org.sss.core.transport.NodeUnavailableException("partition " + p + " of table '" + table + "': "
+            + lost.getMessage() + "; node " + node + " answered: " + e.getMessage(), e);
       }
       try {
         return r.header().getGet();
@@ -619,22 +628,27 @@ public final class SssClient implements AutoCloseable {
   public List<byte[]> multiGet(String table, List<byte[]> keys) {
     java.util.Set<Integer> down = new java.util.HashSet<>();
     while (true) {
+      int[] lost = {-1};
       try {
-        return multiGet(table, keys, down);
+        return multiGet(table, keys, down, lost);
       } catch (org.sss.core.transport.NodeUnavailableException e) {
-        java.util.List<Integer> all = new ArrayList<>();
-        for (byte[] k : keys) {
-          all.add(partitions.partitionOf(k));
-        }
-        int before = down.size();
-        if (!markDown(all, down) || down.size() == before) {
+        if (copies == 1 || lost[0] < 0 || !down.add(lost[0])) {
           throw e;
+        }
+        for (byte[] k : keys) {
+          int p = partitions.partitionOf(k);
+          if (firstCopy(p, down) < 0) {
+            throw new org.sss.core.transport.NodeUnavailableException("multiGet of '" + table
+                + "': no copy reachable of partition " + p + " (nodes " + new java.util.TreeSet<>(down) + " down: "
+                + e.getMessage() + ")", e);
+          }
         }
       }
     }
   }
 
-  private List<byte[]> multiGet(String table, List<byte[]> keys, java.util.Set<Integer> down) {
+  /** One round of {@link #multiGet}; a node that cannot be reached is named in {@code lost[0]}. */
+  private List<byte[]> multiGet(String table, List<byte[]> keys, java.util.Set<Integer> down, int[] lost) {
     int n = spec.nodeCount();
     List<List<Integer>> indexes = new ArrayList<>();
     ByteBuf[] bodies = new ByteBuf[n];
@@ -650,10 +664,18 @@ public final class SssClient implements AutoCloseable {
       PairBlock.write(bodies[node], PartitionMap.storedKey(p, keys.get(i)), new byte[0]);
       indexes.get(node).add(i);
     }
-    List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>();
+    List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>(java.util.Collections.nCopies(n, null));
     for (int node = 0; node < n; node++) {
-      futures.add(bodies[node] == null ? null : channels.get(node).call(Request.newBuilder().setMultiGet(
-          MultiGet.newBuilder().setTable(table).setKeyCount(indexes.get(node).size())), bodies[node]));
+      if (bodies[node] == null) {
+        continue;
+      }
+      try {
+        futures.set(node, channels.get(node).call(Request.newBuilder().setMultiGet(
+            MultiGet.newBuilder().setTable(table).setKeyCount(indexes.get(node).size())), bodies[node]));
+      } catch (RuntimeException e) {
+        bodies[node].release();
+        futures.set(node, CompletableFuture.failedFuture(e));
+      }
     }
     List<byte[]> out = new ArrayList<>(java.util.Collections.nCopies(keys.size(), (byte[]) null));
     // a key asked for twice is answered at both positions
@@ -661,17 +683,33 @@ public final class SssClient implements AutoCloseable {
     for (int i = 0; i < keys.size(); i++) {
       positions.computeIfAbsent(ByteString.copyFrom(keys.get(i)), k -> new ArrayList<>(1)).add(i);
     }
-    for (CompletableFuture<Frame<Response>> f : futures) {
+    RuntimeException failure = null;
+    for (int node = 0; node < n; node++) {
+      CompletableFuture<Frame<Response>> f = futures.get(node);
       if (f == null) {
         continue;
       }
-      Frame<Response> r = NodeChannels.await(f, timeout);
+      Frame<Response> r;
+      try {
+        r = NodeChannels.await(f, timeout); // every answer is awaited, so that each is released
+      } catch (RuntimeException e) {
+        if (failure == null) {
+          failure = e;
+          if (e instanceof org.sss.core.transport.NodeUnavailableException) {
+            lost[0] = node;
+          }
+        }
+        continue;
+      }
       try {
         PairBlock.forEach(r.body(), (k, v) -> positions.get(ByteString.copyFrom(k,
             PartitionMap.PREFIX_BYTES, k.length - PartitionMap.PREFIX_BYTES)).forEach(i -> out.set(i, v)));
       } finally {
         r.release();
       }
+    }
+    if (failure != null) {
+      throw failure;
     }
     return out;
   }

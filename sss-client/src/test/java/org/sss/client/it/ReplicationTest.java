@@ -77,6 +77,23 @@ class ReplicationTest {
       rows.keySet().forEach(k -> mod.merge(k % 10, 1L, Long::sum));
 
       cluster.kill(1);
+      List<byte[]> sample = new ArrayList<>();
+      for (long k = 1; k <= 300; k++) {
+        sample.add(Serdes.LONG.encodeKey(k));
+      }
+      // each read kind as a new client's first request: it has opened no connection yet
+      try (SssClient fresh = SssClient.connect(spec)) {
+        assertMultiGet(rows, sample, fresh.multiGet("rows", sample));
+      }
+      try (SssClient fresh = SssClient.connect(spec)) {
+        assertEquals(rows, scanRows(fresh, ScanOptions.anyOrder()));
+      }
+      try (SssClient fresh = SssClient.connect(spec)) {
+        for (long k = 1; k <= 30; k++) {
+          assertEquals(rows.get(k), fresh.get("rows", Serdes.LONG.encodeKey(k)).map(Serdes.STRING::decodeValue)
+              .orElse(null), "key " + k);
+        }
+      }
       try (SssClient client = SssClient.connect(spec)) {
         assertEquals(rows.size(), client.count("rows"), "count from the survivors");
         assertEquals(rows, scanRows(client, ScanOptions.anyOrder()));
@@ -85,15 +102,7 @@ class ReplicationTest {
           byte[] expected = rows.containsKey(k) ? Serdes.STRING.encodeValue(rows.get(k)) : null;
           assertArrayEquals(expected, client.get("rows", Serdes.LONG.encodeKey(k)).orElse(null), "key " + k);
         }
-        List<byte[]> keys = new ArrayList<>();
-        for (long k = 1; k <= 300; k++) {
-          keys.add(Serdes.LONG.encodeKey(k));
-        }
-        List<byte[]> values = client.multiGet("rows", keys);
-        for (int i = 0; i < keys.size(); i++) {
-          String expected = rows.get(i + 1L);
-          assertEquals(expected, values.get(i) == null ? null : Serdes.STRING.decodeValue(values.get(i)), "key " + (i + 1));
-        }
+        assertMultiGet(rows, sample, client.multiGet("rows", sample));
         assertEquals(mod, scanLongs(client, "mod"), "a job's output has its copies too");
         assertEquals(10, client.count("mod"));
         List<String> names = client.listTables().stream().map(TableInfo::getName).toList();
@@ -144,6 +153,13 @@ class ReplicationTest {
       }
     } finally {
       cluster.stopAll();
+    }
+  }
+
+  private static void assertMultiGet(Map<Long, String> rows, List<byte[]> keys, List<byte[]> values) {
+    for (int i = 0; i < keys.size(); i++) {
+      long k = Serdes.LONG.decodeKey(keys.get(i));
+      assertEquals(rows.get(k), values.get(i) == null ? null : Serdes.STRING.decodeValue(values.get(i)), "key " + k);
     }
   }
 

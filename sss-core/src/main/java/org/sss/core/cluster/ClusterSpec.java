@@ -146,6 +146,9 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
     }
     for (String key : props.stringPropertyNames()) {
       java.util.regex.Matcher m = NODE_KEY.matcher(key);
+      if (m.matches() && m.group(1).length() > 1 && m.group(1).startsWith("0")) {
+        throw new IllegalArgumentException(key + ": node numbers are written without leading zeros");
+      }
       if (m.matches() && (m.group(1).length() > 6 || Integer.parseInt(m.group(1)) >= nodes.size())) {
         throw new IllegalArgumentException(m.group(2) == null
             ? "nodes must be numbered node.0, node.1, ... without gaps"

@@ -328,4 +328,14 @@ class ClusterSpecTest {
         props("node.0", "a:1", "node.0.colour", "r")));
     assertTrue(unknown.getMessage().contains("node.0.colour"), unknown.getMessage());
   }
+
+  @Test
+  void zeroPaddedNodeNumbers_areRefused_notTakenForAnotherNode() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ClusterSpec.fromProperties(props(
+        "node.0", "10.0.0.1:7101", "node.1", "10.0.0.2:7102", "node.01", "10.0.0.9:7109")));
+    assertTrue(e.getMessage().contains("node.01: node numbers are written without leading zeros"), e.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> ClusterSpec.fromProperties(props(
+        "node.0", "10.0.0.1:7101", "node.1", "10.0.0.2:7102", "replication", "2",
+        "node.0.host", "machine-a", "node.01.host", "machine-a")), "a label must not be dropped silently");
+  }
 }
