@@ -139,6 +139,10 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
           + "first, untimed (default: ${DEFAULT-VALUE}; 0: no warm-up)")
   long warmupBytes;
 
+  @Option(names = "--replication", defaultValue = "1",
+      description = "copies of each partition on the 3-process cluster (default: ${DEFAULT-VALUE})")
+  int replication;
+
   @Option(names = "--skip-processes", description = "skip the 3-process cluster")
   boolean skipProcesses;
 
@@ -193,6 +197,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
     report.setting("raw RocksDB batch", batchPairs + " pairs per WriteBatch");
     report.setting("client writer", "SssClient.writer(table): 1 MiB batches, 4 in flight per node");
     report.setting("server heap (processes)", serverHeap);
+    report.setting("replication (processes)", replication + (replication == 1 ? " copy" : " copies") + " of each partition");
     report.setting("scans", scanRepeats + " per path and order, each verified; the median is reported");
     report.setting("work dir", workDir.toAbsolutePath().toString());
     report.setting("warm-up", warmupBytes == 0 ? "none" : String.format(Locale.ROOT,
@@ -215,7 +220,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       if (clusterDir != null) {
         // started once and kept for every shape, as servers are: the later shapes meet warm JVMs
         log.printf("starting 3 server processes (heap %s) in %s%n", serverHeap, clusterDir);
-        processes = LocalProcessCluster.start(clusterDir, 3, 0, serverHeap);
+        processes = LocalProcessCluster.start(clusterDir, 3, 0, replication, serverHeap);
       }
       if (!shape.equals("large")) {
         runShape(shapeName(valueBytes), new BenchPairs(pairs, valueBytes), processes);
@@ -274,7 +279,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       for (int i = 0; i < processes.spec().nodeCount(); i++) {
         pids.add(processes.pid(i).orElseThrow(() -> new IllegalStateException("a server process is not running")));
       }
-      client(shapeName, "client-processes-3", processes, new CpuMeter(pids), data, expected);
+      client(shapeName, "client-processes-3" + (replication > 1 ? "-r" + replication : ""), processes, new CpuMeter(pids), data, expected);
     }
   }
 
