@@ -312,8 +312,7 @@ public final class StoreTable {
   long readAheadPerFile(int ranges) {
     long files;
     try {
-      // a string property: RocksDB has no integer form of it
-      files = Long.parseLong(db.getProperty(handle, "rocksdb.num-files-at-level0").trim()) + LEVELS_BELOW_ZERO;
+      files = levelZeroFiles() + LEVELS_BELOW_ZERO;
     } catch (RocksDBException e) {
       throw storageError("stats", e);
     }
@@ -461,11 +460,35 @@ public final class StoreTable {
     }
     try (IngestExternalFileOptions ingest = new IngestExternalFileOptions().setMoveFiles(true)) {
       db.ingestExternalFile(handle, List.of(file.toString()), ingest);
+      if (runs != null && levelZeroFiles() > MAX_RUNS) {
+        mergeRuns();
+      }
     } catch (RocksDBException e) {
       throw storageError("ingesting a sorted run", e);
     } finally {
       lock.unlock();
       deleteQuietly(file);
+    }
+  }
+
+  /**
+   * Sorted runs a bulk table keeps side by side before it merges them. A scan holds a block and
+   * a read-ahead buffer of every run at once, so past this many runs they are merged into one
+   * sorted level (read through one file at a time), as Hadoop merges spills past its sort
+   * factor: a reduce's native memory stays bounded however much data its table holds.
+   */
+  static final int MAX_RUNS = 128;
+
+  long levelZeroFiles() throws RocksDBException {
+    // a string property: RocksDB has no integer form of it
+    return Long.parseLong(db.getProperty(handle, "rocksdb.num-files-at-level0").trim());
+  }
+
+  /** Merges every run of this bulk table into the bottom level (its automatic compaction is off). */
+  private void mergeRuns() throws RocksDBException {
+    try (org.rocksdb.CompactRangeOptions all = new org.rocksdb.CompactRangeOptions()
+        .setBottommostLevelCompaction(org.rocksdb.CompactRangeOptions.BottommostLevelCompaction.kForceOptimized)) {
+      db.compactRange(handle, null, null, all);
     }
   }
 

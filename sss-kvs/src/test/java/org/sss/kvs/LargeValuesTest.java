@@ -144,4 +144,23 @@ class LargeValuesTest {
     }
     return s.toString();
   }
+
+  @Test
+  void manyRuns_areMergedPastTheMostAScanHoldsSideBySide() throws org.rocksdb.RocksDBException {
+    try (NodeStore store = NodeStore.open(dir)) {
+      StoreTable t = store.create("many", BULK, false);
+      TreeMap<String, byte[]> expected = new TreeMap<>();
+      for (int run = 0; run < StoreTable.MAX_RUNS + 10; run++) {
+        List<byte[][]> pairs = new ArrayList<>(); // overlapping runs: each lands in level 0
+        for (int k : new int[] {run, 100_000 - run}) {
+          byte[] v = value(run, 20);
+          pairs.add(new byte[][] {key(k), v});
+          expected.put(hex(key(k)), v);
+        }
+        t.ingestSorted(pairs);
+      }
+      assertTrue(t.levelZeroFiles() <= StoreTable.MAX_RUNS, t.levelZeroFiles() + " runs side by side");
+      assertScanMatches(t, expected);
+    }
+  }
 }
