@@ -11,6 +11,7 @@ cat <<YAML
 x-sss-env: &sss-env
   SSS_NODES: $nodes
   SSS_PARTITIONS: "$((8 * n))"
+  SSS_REPLICATION: "$(( n >= 2 ? 2 : 1 ))"
   SSS_SECRET_FILE: /run/secrets/sss_secret
 services:
 YAML

@@ -4,6 +4,7 @@
 #   SSS_NODES       comma-separated host:port of node 0, 1, ... (required)
 #   SSS_NODE_ID     this node's index (servers only)
 #   SSS_PARTITIONS  partitions (default 8 per node)
+#   SSS_REPLICATION copies of each partition (default 1); each container is a host of its own
 #   SSS_SECRET      the cluster secret, or SSS_SECRET_FILE naming a file that holds it
 set -eu
 : "${SSS_NODES:?set SSS_NODES to host:port,host:port,...}"
@@ -13,6 +14,7 @@ umask 077
 {
   echo "secret=$SSS_SECRET"
   [ -n "${SSS_PARTITIONS:-}" ] && echo "partitions=$SSS_PARTITIONS"
+  [ -n "${SSS_REPLICATION:-}" ] && echo "replication=$SSS_REPLICATION"
   i=0
   for n in $(echo "$SSS_NODES" | tr ',' ' '); do echo "node.$i=$n"; i=$((i + 1)); done
 } > /etc/sss/cluster.properties

@@ -2,7 +2,7 @@
 # A cluster of separate network hosts on one machine: N network namespaces on one bridge,
 # one SSS server per namespace, optionally shaped with tc netem. Needs root.
 #
-#   docker/netns-cluster.sh up N --dir DIR [--rate 1gbit] [--delay 0.1ms] [--heap 1g]
+#   docker/netns-cluster.sh up N --dir DIR [--rate 1gbit] [--delay 0.1ms] [--heap 1g] [--replication R]
 #   docker/netns-cluster.sh down --dir DIR
 #   docker/netns-cluster.sh link down|up I --dir DIR     # cut or restore node I's link
 #   docker/netns-cluster.sh restart I --dir DIR          # start node I again after it died
@@ -20,7 +20,7 @@ die() { echo "netns-cluster: $*" >&2; exit 1; }
 usage() { sed -n '2,12p' "$0" >&2; exit 2; }
 
 cmd="${1:-}"; shift || true
-n=""; dir=""; rate=""; delay=""; heap="1g"; link_action=""; link_node=""
+n=""; dir=""; rate=""; delay=""; heap="1g"; replication="1"; link_action=""; link_node=""
 if [[ "$cmd" == "up" ]]; then n="${1:-}"; shift || true; fi
 if [[ "$cmd" == "link" ]]; then link_action="${1:-}"; link_node="${2:-}"; shift 2 || true; fi
 if [[ "$cmd" == "restart" ]]; then link_node="${1:-}"; shift || true; fi
@@ -30,6 +30,7 @@ while [[ $# -gt 0 ]]; do
     --rate) rate="$2"; shift 2 ;;
     --delay) delay="$2"; shift 2 ;;
     --heap) heap="$2"; shift 2 ;;
+    --replication) replication="$2"; shift 2 ;;
     *) usage ;;
   esac
 done
@@ -68,6 +69,7 @@ node_state() {
 
 up() {
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || die "N must be a positive number"
+  [[ "$replication" =~ ^[1-9][0-9]*$ && "$replication" -le "$n" ]] || die "--replication must be 1..$n, not $replication"
   if [[ -f "$state" ]]; then
     restart_all
     return
@@ -90,6 +92,7 @@ up() {
     {
       echo "secret=$secret"
       echo "partitions=$((8 * n))"
+      echo "replication=$replication"   # each namespace is a host of its own: copies land on distinct ones
       for ((i = 0; i < n; i++)); do echo "node.$i=10.$subnet_octet.0.$((i + 1)):7070"; done
     } > "$dir/cluster.properties"
   )
