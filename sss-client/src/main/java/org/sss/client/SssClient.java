@@ -217,7 +217,9 @@ public final class SssClient implements AutoCloseable {
       throw new IllegalArgumentException("a table keeps the cluster's replication (" + spec.replication()
           + "), not " + options.getReplication());
     }
-    return options.toBuilder().setReplication(spec.replication()).build();
+    // one copy is recorded as the field's default, as tables made before replication have it
+    return spec.replication() == 1 ? options.toBuilder().clearReplication().build()
+        : options.toBuilder().setReplication(spec.replication()).build();
   }
 
   /** Drops a table on every node; returns false if it existed nowhere. */

@@ -358,7 +358,7 @@ final class JobCoordinator implements Runnable {
   private static TableOptions outputOptions(Job.StagePlan plan, boolean multiValued,
                                            org.sss.core.proto.Compression compression, int replication) {
     return TableOptions.newBuilder()
-        .setReplication(replication)
+        .setReplication(replication == 1 ? 0 : replication) // one copy: the field's default, as before replication
         .setMultiValued(multiValued)
         .setCompression(compression)
         .setKeyType(plan.outKey().dataType())

@@ -259,9 +259,23 @@ class CommandLineTest {
     ok("dump", "poem", dump.toString());
     assertEquals("1\tthe first line\n2\t\ttabbed\n3\t\n4\tünïcödé\n5\tlast line without newline\n",
         Files.readString(dump));
-    // loading again overwrites the same line numbers
-    ok("load", "poem", text.toString());
+    // loading into an existing table: refused unless the user says how
+    Path shorter = work.resolve("short.txt");
+    Files.writeString(shorter, "one\ntwo\n");
+    Run again = onCluster("load", "poem", shorter.toString());
+    assertEquals(1, again.status(), again::toString);
+    assertEquals(1, again.errLines().size(), again::toString);
+    assertTrue(again.err().contains("table 'poem' exists (about "), again::toString);
+    assertTrue(again.err().contains("nothing was loaded: --append adds to it"), again::toString);
     assertEquals("5\n", ok("count", "poem").out());
+    ok("load", "poem", shorter.toString(), "--append");
+    assertEquals("5\n", ok("count", "poem").out(), "lines 1 and 2 replaced, 3 to 5 kept");
+    assertEquals("one\n", ok("get", "poem", "1").out());
+    assertEquals("ünïcödé\n", ok("get", "poem", "4").out());
+    ok("load", "poem", shorter.toString(), "--replace");
+    assertEquals("2\n", ok("count", "poem").out(), "the old table dropped first");
+    Run both = onCluster("load", "poem", shorter.toString(), "--append", "--replace");
+    assertEquals(2, both.status(), both::toString);
 
     Path dir = work.resolve("tree");
     Files.createDirectories(dir.resolve("sub"));

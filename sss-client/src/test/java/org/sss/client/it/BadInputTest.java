@@ -377,7 +377,7 @@ class BadInputTest {
         wellBehaved.channels().get(0).call(Request.newBuilder().setShuffleBatch(org.sss.core.proto.ShuffleBatch
             .newBuilder().setJobId(jobId).setTable(table).setPairCount(1).setSourceNode(1)), body), PROMPTLY));
     assertEquals(ErrorCode.BAD_REQUEST, e.code());
-    assertTrue(e.getMessage().contains("partition " + foreign + ", which this node does not own"), e.getMessage());
+    assertTrue(e.getMessage().contains("partition " + foreign + ", of which this node holds no copy"), e.getMessage());
     assertEquals(0, wellBehaved.count(table));
     wellBehaved.dropTable(table, false);
   }
@@ -484,7 +484,8 @@ class BadInputTest {
       raw.write(Request.newBuilder().setId(51).setPutBatch(PutBatch.newBuilder().setTable(DATA).setPairCount(1)).build(), notOwned);
       r = raw.read();
       assertEquals(ErrorCode.BAD_REQUEST, r.header().getCode());
-      assertTrue(r.header().getMessage().contains("belongs to node 1"), r.header().getMessage());
+      assertTrue(r.header().getMessage().contains("holds no copy of partition")
+          && r.header().getMessage().contains("on node(s) [1]"), r.header().getMessage());
 
       // a request with no operation
       raw.write(Request.newBuilder().setId(6).build(), new byte[0]);
