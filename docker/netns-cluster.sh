@@ -20,7 +20,7 @@ die() { echo "netns-cluster: $*" >&2; exit 1; }
 usage() { sed -n '2,12p' "$0" >&2; exit 2; }
 
 cmd="${1:-}"; shift || true
-n=""; dir=""; rate=""; delay=""; heap="1g"; replication="1"; link_action=""; link_node=""
+n=""; dir=""; rate=""; delay=""; heap="1g"; replication=""; link_action=""; link_node=""
 if [[ "$cmd" == "up" ]]; then n="${1:-}"; shift || true; fi
 if [[ "$cmd" == "link" ]]; then link_action="${1:-}"; link_node="${2:-}"; shift 2 || true; fi
 if [[ "$cmd" == "restart" ]]; then link_node="${1:-}"; shift || true; fi
@@ -69,6 +69,7 @@ node_state() {
 
 up() {
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || die "N must be a positive number"
+  [[ -n "$replication" ]] || replication=$(( n >= 2 ? 2 : 1 ))   # two copies where there are two hosts
   [[ "$replication" =~ ^[1-9][0-9]*$ && "$replication" -le "$n" ]] || die "--replication must be 1..$n, not $replication"
   if [[ -f "$state" ]]; then
     restart_all

@@ -127,7 +127,7 @@ public final class TableScan implements Iterator<Pair>, AutoCloseable {
     }
     for (var e : byStandIn.entrySet()) {
       streams.add(new NodeStream(channels.get(e.getKey())));
-      opens.add(open.toBuilder().addAllPartitions(e.getValue()).build());
+      opens.add(open.toBuilder().addAllPartitions(e.getValue()).setStandIn(true).build());
     }
   }
 

@@ -40,6 +40,8 @@ final class SssOutputCheck {
   /** Reads {@code table} into {@code seen}; returns the number of keys read by key. */
   static int read(SssClient client, String table, boolean multiValued, Expected expected, Observed seen) {
     PartitionMap map = client.spec().partitionMap();
+    org.sss.core.cluster.ReplicaPlacement placement = client.spec().placement();
+    int copies = Math.max(1, client.tableStats(table).getOptions().getReplication());
     List<Integer> all = new ArrayList<>();
     for (int p = 0; p < map.partitions(); p++) {
       all.add(p);
@@ -50,9 +52,12 @@ final class SssOutputCheck {
         int partition = PartitionMap.partitionOfStored(stored);
         long key = KeyCodec.decodeLong(stored, PartitionMap.PREFIX_BYTES); // a multi-valued key's uniquifier follows
         int hashed = map.partitionOf(stored, PartitionMap.PREFIX_BYTES, 8);
-        if (partition != hashed || map.ownerOf(partition) != here) {
+        if (partition != hashed || !placement.holds(here, partition, copies)) {
           seen.problem(Observed.PLACEMENT, "key " + key + " in partition " + partition + " on node " + here
-              + ", its hash names partition " + hashed + " on node " + map.ownerOf(hashed));
+              + ", its hash names partition " + hashed + " on node(s) "
+              + placement.replicasOf(hashed).subList(0, copies));
+        } else if (map.ownerOf(partition) != here) {
+          return; // another copy of a pair its leader holds: counted once, there
         }
         seen.addOutput(key, value, 0, value.length, expected.outputLength());
       });

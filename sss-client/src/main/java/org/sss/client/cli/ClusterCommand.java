@@ -29,7 +29,8 @@ final class ClusterCommand {
     int partitions;
 
     @Option(names = "--replication", paramLabel = "R", defaultValue = "0",
-        description = "copies of each partition in a new cluster (default: 1); each local node counts as a host of its own")
+        description = "copies of each partition in a new cluster (default: 2 where it has 2 or more nodes, else 1);"
+            + " each local node counts as a host of its own")
     int replication;
 
     @Option(names = "--heap", description = "-Xmx of each server started (default: the node's last, else 1g)")
@@ -46,7 +47,11 @@ final class ClusterCommand {
       if (replication < 0) {
         throw new IllegalArgumentException("--replication must be positive, not " + replication);
       }
-      LocalProcessCluster c = LocalProcessCluster.start(dir, nodes == null ? 0 : nodes, partitions, replication, heap);
+      int copies = replication;
+      if (copies == 0 && !java.nio.file.Files.exists(dir.resolve("cluster.properties"))) {
+        copies = (nodes == null ? 3 : nodes) >= 2 ? 2 : 1; // a new cluster keeps two copies where it can
+      }
+      LocalProcessCluster c = LocalProcessCluster.start(dir, nodes == null ? 0 : nodes, partitions, copies, heap);
       for (int i = 0; i < c.spec().nodeCount(); i++) {
         System.out.printf("node %d  %s  pid %d%n", i, c.spec().node(i).hostPort(), c.pid(i).orElse(-1L));
       }

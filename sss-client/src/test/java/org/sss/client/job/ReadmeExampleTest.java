@@ -51,7 +51,8 @@ class ReadmeExampleTest {
   @Test
   void example_compiledIntoItsOwnJar_countsEveryWordOfTheReadme() throws Exception {
     Path jar = compile();
-    LocalProcessCluster cluster = LocalProcessCluster.start(dir.resolve("cluster"), 3, 0, "512m");
+    // as `cluster start --nodes 3` makes it: two copies of each partition
+    LocalProcessCluster cluster = LocalProcessCluster.start(dir.resolve("cluster"), 3, 0, 2, "512m");
     try {
       Path text = ROOT.resolve("README.md");
       assertEquals(0, SssCommand.commandLine().execute("--cluster", cluster.clusterFile().toString(),

@@ -373,7 +373,9 @@ public final class KvsService {
       if (p < 0 || p >= partitionMap.partitions()) {
         throw new StoreException(ErrorCode.BAD_REQUEST, "partition " + Integer.toUnsignedString(p) + " does not exist");
       }
-      checkHeld(t, p);
+      if (scan.getStandIn()) {
+        checkHeld(t, p);
+      }
       ranges.add(KeyRanges.partition(p, prefix));
     }
     return t.scanRanges(ranges, scan.getOrdered());
