@@ -11,7 +11,8 @@ import picocli.CommandLine.Option;
  */
 public final class ClusterOptions {
   @Option(names = "--cluster", paramLabel = "FILE", scope = picocli.CommandLine.ScopeType.INHERIT,
-      description = "cluster file of a running cluster (default: an embedded cluster for this command)")
+      description = "cluster file of a running cluster (default: an embedded cluster for this command, where it"
+          + " makes sense; data commands need a running one)")
   Path clusterFile;
 
   @Option(names = "--nodes", paramLabel = "N", defaultValue = "3",
@@ -24,6 +25,19 @@ public final class ClusterOptions {
       return SssCluster.remote(clusterFile);
     }
     return SssCluster.embedded(nodes);
+  }
+
+  /**
+   * The running cluster a data command works on. Without {@code --cluster} it refuses: an
+   * embedded cluster ends with the command, and what a load or put wrote (or what a count or
+   * scan could read) ends with it.
+   */
+  public SssCluster openRunning(String command) throws IOException {
+    if (clusterFile == null) {
+      throw new IllegalArgumentException(command + " needs a running cluster (--cluster FILE): an embedded one would"
+          + " end with this command, and its data with it; start one with bin/sss cluster start --dir DIR");
+    }
+    return open();
   }
 
   public boolean embedded() {

@@ -18,7 +18,7 @@ final class CountCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
+    try (SssCluster c = SssCommand.clusterOf(spec).openRunning("count"); SssClient client = c.client()) {
       System.out.println(client.count(table));
     }
     return 0;

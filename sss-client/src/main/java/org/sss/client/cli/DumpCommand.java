@@ -25,7 +25,7 @@ final class DumpCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     ProgressMeter meter = new ProgressMeter("dump " + table);
-    try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
+    try (SssCluster c = SssCommand.clusterOf(spec).openRunning("dump"); SssClient client = c.client()) {
       BulkIO.dump(client, table, out, meter::add);
     }
     meter.done();

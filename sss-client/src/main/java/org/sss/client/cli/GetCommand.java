@@ -25,7 +25,7 @@ final class GetCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
+    try (SssCluster c = SssCommand.clusterOf(spec).openRunning("get"); SssClient client = c.client()) {
       TableOptions o = client.tableStats(table).getOptions();
       List<byte[]> values = client.getAll(table, KeyType.encodeKey(o.getKeyType(), key));
       if (values.isEmpty()) {

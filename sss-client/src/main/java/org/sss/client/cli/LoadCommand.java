@@ -41,7 +41,7 @@ final class LoadCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(spec.commandLine(), "--append and --replace exclude each other");
     }
     ProgressMeter meter = new ProgressMeter("load " + table);
-    try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
+    try (SssCluster c = SssCommand.clusterOf(spec).openRunning("load"); SssClient client = c.client()) {
       java.util.Optional<org.sss.core.proto.TableInfo> existing = client.listTables().stream()
           .filter(t -> t.getName().equals(table)).findFirst();
       if (existing.isPresent() && !append && !replace) {

@@ -27,7 +27,7 @@ final class PutCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
+    try (SssCluster c = SssCommand.clusterOf(spec).openRunning("put"); SssClient client = c.client()) {
       TableOptions o = client.tableStats(table).getOptions();
       client.put(table, PairTypes.of(o), KeyType.encodeKey(o.getKeyType(), key),
           KeyType.encodeValue(o.getValueType(), value));

@@ -37,7 +37,7 @@ final class ScanCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
+    try (SssCluster c = SssCommand.clusterOf(spec).openRunning("scan"); SssClient client = c.client()) {
       TableOptions o = client.tableStats(table).getOptions();
       ScanOptions options = ScanOptions.inKeyOrder().withLimit(limit);
       if (prefix != null) {

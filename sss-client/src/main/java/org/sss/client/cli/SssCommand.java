@@ -7,8 +7,9 @@ import picocli.CommandLine.Mixin;
 
 /**
  * The {@code sss} command line. Every subcommand runs against {@code --cluster FILE} or, without
- * it, against an embedded cluster started for the command. A failure prints one line on stderr
- * and exits with status 1 (2 for a usage error).
+ * it, against an embedded cluster started for the command, except the data commands, which then
+ * refuse (their data would end with the command). A failure prints one line on stderr and exits
+ * with status 1 (2 for a usage error).
  */
 @Command(name = "sss", mixinStandardHelpOptions = true, version = "sss 0.1.0",
     description = "SSS: a MapReduce engine on a sharded key-value store.",

@@ -49,7 +49,7 @@ final class TableCommand {
           .setCompression(parseCompression(compression))
           .setDisableWal(noWal)
           .build();
-      try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
+      try (SssCluster c = SssCommand.clusterOf(spec).openRunning("table"); SssClient client = c.client()) {
         client.createTable(name, options, ifAbsent);
       }
       System.out.println("created " + name);
@@ -79,7 +79,7 @@ final class TableCommand {
 
     @Override
     public Integer call() throws Exception {
-      try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
+      try (SssCluster c = SssCommand.clusterOf(spec).openRunning("table"); SssClient client = c.client()) {
         client.dropTable(name, ifExists);
       }
       System.out.println("dropped " + name);
@@ -94,7 +94,7 @@ final class TableCommand {
 
     @Override
     public Integer call() throws Exception {
-      try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
+      try (SssCluster c = SssCommand.clusterOf(spec).openRunning("table"); SssClient client = c.client()) {
         for (TableInfo t : client.listTables()) {
           System.out.println(describe(t));
         }
@@ -114,7 +114,7 @@ final class TableCommand {
 
     @Override
     public Integer call() throws Exception {
-      try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
+      try (SssCluster c = SssCommand.clusterOf(spec).openRunning("table"); SssClient client = c.client()) {
         System.out.println(describe(client.tableStats(name)));
       }
       return 0;

@@ -314,13 +314,22 @@ class CommandLineTest {
   }
 
   @Test
-  void withoutClusterFile_runsOnAFreshEmbeddedClusterPerCommand() {
-    Run list = sss("--nodes", "1", "table", "list");
-    assertEquals(0, list.status(), list::toString);
-    assertEquals("", list.out(), "a fresh cluster has no tables");
-    Run count = sss("--nodes", "2", "count", "fruit");
-    assertEquals(1, count.status(), count::toString);
-    assertTrue(count.err().contains("no table named 'fruit'"), count::toString);
+  void withoutClusterFile_dataCommandsRefuse_forTheirDataWouldEndWithTheCommand() throws IOException {
+    Path text = work.resolve("lost.txt");
+    Files.writeString(text, "a line\n");
+    for (String[] args : List.of(new String[] {"load", "lost", text.toString()}, new String[] {"put", "t", "1", "v"},
+        new String[] {"get", "t", "1"}, new String[] {"count", "t"}, new String[] {"scan", "t"},
+        new String[] {"dump", "t", work.resolve("t.dump").toString()}, new String[] {"table", "list"},
+        new String[] {"table", "create", "t"})) {
+      Run r = sss(args);
+      assertEquals(1, r.status(), () -> String.join(" ", args) + ": " + r);
+      List<String> said = r.errLines();
+      assertEquals(1, said.size(), () -> String.join(" ", args) + ": one line: " + r);
+      assertTrue(said.get(0).contains(args[0] + " needs a running cluster (--cluster FILE)")
+          && said.get(0).contains("bin/sss cluster start"), r::toString);
+    }
+    Run ping = sss("--nodes", "1", "ping");
+    assertEquals(0, ping.status(), () -> "ping still checks an embedded cluster: " + ping);
   }
 
   @Test
