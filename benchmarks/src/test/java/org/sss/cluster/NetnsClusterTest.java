@@ -75,6 +75,10 @@ class NetnsClusterTest {
   static void down() throws Exception {
     if (dir != null) {
       run(SCRIPT.toString(), "down", "--dir", dir.toString());
+      // the nodes' data (hundreds of MB) must not pile up in the temporary directory run after run
+      try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      }
     }
   }
 
