@@ -27,8 +27,16 @@ public final class StrictProperties {
         return super.put(key, value);
       }
     };
+    if (Files.isDirectory(file)) {
+      throw new java.nio.file.FileSystemException(file.toString(), null, "is a directory, not a configuration file");
+    }
+    if (!Files.exists(file)) {
+      throw new java.nio.file.NoSuchFileException(file.toString(), null, "no such configuration file");
+    }
     try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       p.load(r);
+    } catch (java.nio.charset.CharacterCodingException e) {
+      throw new IOException(file + ": not a text configuration file (it is not UTF-8)", e);
     }
     Properties plain = new Properties();
     plain.putAll(p);

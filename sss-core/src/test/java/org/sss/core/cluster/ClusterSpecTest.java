@@ -338,4 +338,17 @@ class ClusterSpecTest {
         "node.0", "10.0.0.1:7101", "node.1", "10.0.0.2:7102", "replication", "2",
         "node.0.host", "machine-a", "node.01.host", "machine-a")), "a label must not be dropped silently");
   }
+
+  @Test
+  void load_missingFileDirectoryOrBinary_saysWhichAndWhy() throws IOException {
+    IOException missing = assertThrows(IOException.class, () -> ClusterSpec.load(dir.resolve("nope.properties")));
+    assertTrue(missing.getMessage().endsWith("nope.properties: no such configuration file"), missing.getMessage());
+    IOException directory = assertThrows(IOException.class, () -> ClusterSpec.load(dir));
+    assertTrue(directory.getMessage().endsWith(": is a directory, not a configuration file"), directory.getMessage());
+    Path binary = dir.resolve("binary");
+    java.nio.file.Files.write(binary, new byte[] {(byte) 0xC3, (byte) 0x28, 0, (byte) 0xFF});
+    IOException notText = assertThrows(IOException.class, () -> ClusterSpec.load(binary));
+    assertTrue(notText.getMessage().endsWith("binary: not a text configuration file (it is not UTF-8)"),
+        notText.getMessage());
+  }
 }
