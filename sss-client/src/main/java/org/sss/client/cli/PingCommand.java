@@ -19,14 +19,24 @@ final class PingCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    java.util.List<String> failed = new java.util.ArrayList<>();
     try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
       for (int n = 0; n < c.spec().nodeCount(); n++) {
         if (node < 0 || node == n) {
           long t0 = System.nanoTime();
-          client.channels().get(n);
+          try {
+            client.channels().get(n);
+          } catch (RuntimeException e) {
+            failed.add(e.getMessage()); // every node is tried: one that does not answer hides no other
+            continue;
+          }
           System.out.printf("%s ok (%.1f ms)%n", c.spec().node(n), (System.nanoTime() - t0) / 1e6);
         }
       }
+    }
+    if (!failed.isEmpty()) {
+      throw new IllegalStateException(failed.size() == 1 ? failed.get(0)
+          : failed.get(0) + "; and " + (failed.size() - 1) + " more: " + String.join("; ", failed.subList(1, failed.size())));
     }
     return 0;
   }

@@ -401,6 +401,24 @@ class CommandLineTest {
       nodes.set(2, new NodeAddress(2, "127.0.0.1", holder.getLocalPort()));
       Path oneDown = work.resolve("one-down.properties");
       new ClusterSpec(nodes, spec.partitionMap(), spec.secret(), false).save(oneDown);
+      // node 1 too: every node is tried, the ones that answer are reported, the others named on one line
+      Run two;
+      try (java.net.Socket holder1 = new java.net.Socket()) {
+        holder1.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
+        nodes.set(1, new NodeAddress(1, "127.0.0.1", holder1.getLocalPort()));
+        Path twoDown = work.resolve("two-down.properties");
+        new ClusterSpec(nodes, spec.partitionMap(), spec.secret(), false).save(twoDown);
+        two = sss("--cluster", twoDown.toString(), "ping");
+      }
+      assertEquals(1, two.status(), two::toString);
+      assertEquals(List.of(spec.node(0).toString()), two.out().lines().map(l -> l.substring(0, l.indexOf(" ok ("))).toList(),
+          () -> "out=" + two.out() + " err=" + two.err());
+      List<String> twoSaid = two.errLines().stream().filter(l -> l.startsWith("sss ")).toList();
+      assertEquals(1, twoSaid.size(), two::toString);
+      assertTrue(twoSaid.get(0).contains("node 1 (") && twoSaid.get(0).contains("; and 1 more: ")
+          && twoSaid.get(0).contains("node 2 ("), two::toString);
+      nodes.set(1, spec.node(1));
+
       Run down = sss("--cluster", oneDown.toString(), "ping");
       assertEquals(1, down.status(), down::toString);
       assertEquals(2, down.out().lines().count(), "nodes 0 and 1 answer before node 2 fails: " + down);
