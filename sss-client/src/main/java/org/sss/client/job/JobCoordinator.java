@@ -418,10 +418,12 @@ final class JobCoordinator implements Runnable {
     long shuffled = 0;
     long bytes = 0;
     long slowestNode = 0;
+    long tasks = 0;
     for (CompletableFuture<Frame<Response>> f : futures) {
       Frame<Response> r = f.get();
       StageReport rep = r.header().getStageReport();
       slowestNode = Math.max(slowestNode, rep.getElapsedNanos());
+      tasks += rep.getTasksTotal();
       in += rep.getRecordsIn();
       out += rep.getRecordsOut();
       shuffled += rep.getRecordsShuffled();
@@ -432,7 +434,7 @@ final class JobCoordinator implements Runnable {
     double seconds = (System.nanoTime() - start) / 1e9;
     trace("stage " + spec.getIndex() + " took " + String.format("%.1f", slowestNode / 1e6) + " ms on its slowest node",
         start);
-    listener.update(spec.getIndex(), stageCount, kind, 1, 1, in, out, bytes, seconds);
+    listener.update(spec.getIndex(), stageCount, kind, tasks, tasks, in, out, bytes, seconds);
     return new StageSummary(spec.getIndex(), kind, in, out, shuffled, bytes, seconds);
   }
 
