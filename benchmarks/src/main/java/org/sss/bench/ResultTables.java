@@ -79,6 +79,12 @@ public final class ResultTables implements Callable<Integer> {
 
   /** {@code text} with every marked table rendered from the CSV files in {@code dir}. */
   public static String render(String text, Path dir) {
+    long opened = text.split("<!-- table:", -1).length - 1;
+    long read = MARKED.matcher(text).results().count();
+    if (opened != read) {
+      throw new IllegalArgumentException(opened + " table markers but " + read + " readable: each is '<!-- table: NAME -->'"
+          + " (lower-case letters and dashes) on a line of its own, closed by '<!-- end table -->'");
+    }
     Matcher m = MARKED.matcher(text);
     StringBuilder out = new StringBuilder();
     while (m.find()) {
@@ -98,7 +104,7 @@ public final class ResultTables implements Callable<Integer> {
         "| workload | combiner | points | SSS faster at | Hadoop / SSS, median job seconds |\n|---|---|---|---:|---:|\n");
     Map<String, List<String[]>> series = new LinkedHashMap<>();
     for (String[] r : summary.rows) {
-      if (summary.get(r, "phase").equals("job") && summary.get(r, "engine").equals("sss")) {
+      if (summary.get(r, "phase").equals("job") && summary.get(r, "engine").equals("sss") && verified(summary, r)) {
         series.computeIfAbsent(summary.get(r, "workload") + "," + summary.get(r, "combiner"), k -> new ArrayList<>())
             .add(r);
       }
@@ -109,7 +115,7 @@ public final class ResultTables implements Callable<Integer> {
       for (String[] sss : s.getValue()) {
         String[] hadoop = summary.find(Map.of("workload", summary.get(sss, "workload"), "combiner",
             summary.get(sss, "combiner"), "value", summary.get(sss, "value"), "engine", "hadoop", "phase", "job"));
-        if (hadoop != null) {
+        if (hadoop != null && verified(summary, hadoop)) {
           ratios.add(summary.number(hadoop, "median") / summary.number(sss, "median"));
           param = summary.get(sss, "param");
         }
@@ -144,7 +150,7 @@ public final class ResultTables implements Callable<Integer> {
             "phase", "job", "combiner", "false"));
         String[] on = summary.find(Map.of("workload", "shuffle-intensive", "value", value, "engine", engine,
             "phase", "job", "combiner", "true"));
-        t.append(" | ").append(off == null || on == null ? "-"
+        t.append(" | ").append(off == null || on == null || !verified(summary, off) || !verified(summary, on) ? "-"
             : ratio(summary.number(off, "median") / summary.number(on, "median")));
       }
       t.append(" |\n");
@@ -157,16 +163,22 @@ public final class ResultTables implements Callable<Integer> {
     StringBuilder t = new StringBuilder("| job | input | engine | start s | load s | job s | job range | job / SSS job "
         + "| verified |\n|---|---|---|---:|---:|---:|---:|---:|---|\n");
     Map<String, Map<String, Map<String, List<Double>>>> byJob = new LinkedHashMap<>();
-    Map<String, Boolean> verified = new LinkedHashMap<>();
+    Map<String, int[]> runs = new LinkedHashMap<>();
     for (String[] r : results.rows) {
       if (!results.get(r, "kind").equals("timed")) {
         continue;
       }
       String job = results.get(r, "workload") + "|" + results.get(r, "value");
       String engine = results.get(r, "engine");
+      boolean ok = verified(results, r);
+      if (results.get(r, "phase").equals("job")) {
+        runs.merge(job + "|" + engine, new int[] {ok ? 1 : 0, 1}, (a, b) -> new int[] {a[0] + b[0], a[1] + b[1]});
+      }
+      if (!ok) {
+        continue; // an unverified run is in no median, range or ratio
+      }
       byJob.computeIfAbsent(job, k -> new LinkedHashMap<>()).computeIfAbsent(engine, k -> new LinkedHashMap<>())
           .computeIfAbsent(results.get(r, "phase"), k -> new ArrayList<>()).add(results.number(r, "seconds"));
-      verified.merge(job + "|" + engine, Boolean.parseBoolean(results.get(r, "verified")), Boolean::logicalAnd);
     }
     for (Map.Entry<String, Map<String, Map<String, List<Double>>>> job : byJob.entrySet()) {
       List<Double> sssJob = job.getValue().getOrDefault("sss", Map.of()).get("job");
@@ -182,7 +194,7 @@ public final class ResultTables implements Callable<Integer> {
                 jobTimes.stream().mapToDouble(d -> d).max().orElseThrow()))
             .append(" | ").append(e.getKey().equals("sss") || sssJob == null || jobTimes == null ? "-"
                 : ratio(median(jobTimes) / median(sssJob)))
-            .append(" | ").append(verified.get(job.getKey() + "|" + e.getKey()) ? "yes" : "no").append(" |\n");
+            .append(" | ").append(verifiedRuns(runs.get(job.getKey() + "|" + e.getKey()))).append(" |\n");
       }
     }
     return t.toString();
@@ -208,6 +220,15 @@ public final class ResultTables implements Callable<Integer> {
       }
     }
     return t.toString();
+  }
+
+  private static boolean verified(Csv csv, String[] row) {
+    return Boolean.parseBoolean(csv.get(row, "verified"));
+  }
+
+  /** "yes" when every timed run was verified, else how many of them were. */
+  private static String verifiedRuns(int[] okAndAll) {
+    return okAndAll == null ? "-" : okAndAll[0] == okAndAll[1] ? "yes" : okAndAll[0] + " of " + okAndAll[1];
   }
 
   private static String engineName(String engine) {
@@ -243,18 +264,25 @@ public final class ResultTables implements Callable<Integer> {
     final List<String> header;
     final List<String[]> rows = new ArrayList<>();
 
-    Csv(List<String> lines) {
+    Csv(List<String> lines, String name) {
       header = Arrays.asList(lines.get(0).split(","));
-      for (String line : lines.subList(1, lines.size())) {
-        if (!line.isBlank()) {
-          rows.add(line.split(",", -1));
+      for (int i = 1; i < lines.size(); i++) {
+        String line = lines.get(i);
+        if (line.isBlank()) {
+          continue;
         }
+        String[] fields = line.split(",", -1);
+        if (line.contains("\"") || fields.length != header.size()) {
+          throw new IllegalArgumentException(name + " line " + (i + 1) + ": expected " + header.size()
+              + " plain fields (no quotes), got: " + line);
+        }
+        rows.add(fields);
       }
     }
 
     static Csv read(Path file) {
       try {
-        return new Csv(Files.readAllLines(file, StandardCharsets.UTF_8));
+        return new Csv(Files.readAllLines(file, StandardCharsets.UTF_8), file.toString());
       } catch (IOException e) {
         throw new IllegalStateException("cannot read " + file + ": " + e.getMessage(), e);
       }

@@ -58,7 +58,20 @@ class ResultTablesTest {
         """);
     String rendered = ResultTables.render("<!-- table: classic-jobs -->\n<!-- end table -->", dir);
     assertTrue(rendered.contains("| pi | 8 | SSS | - | - | 2.00 | 1.00–3.00 | - | yes |"), rendered);
-    assertTrue(rendered.contains("| pi | 8 | Hadoop | - | - | 5.50 | 5.00–6.00 | 2.75x | no |"), rendered);
+    assertTrue(rendered.contains("| pi | 8 | Hadoop | - | - | 5.00 | 5.00–5.00 | 2.50x | 1 of 2 |"),
+        "an unverified run is in no median, range or ratio: " + rendered);
+  }
+
+  @Test
+  void aMarkerTheRendererCannotRead_orACsvRowOfAnotherShape_isAnError() throws IOException {
+    IllegalArgumentException marker = assertThrows(IllegalArgumentException.class,
+        () -> ResultTables.render("<!-- table: Classic2 -->\n<!-- end table -->", dir));
+    assertTrue(marker.getMessage().contains("1 table markers but 0 readable"), marker.getMessage());
+    Files.writeString(dir.resolve("results.csv"), "workload,param,value,engine,combiner,kind,run,phase,seconds,verified\n"
+        + "pi,maps,8,sss,true,timed,1,job,3.0\n");
+    IllegalArgumentException row = assertThrows(IllegalArgumentException.class,
+        () -> ResultTables.render("<!-- table: classic-jobs -->\n<!-- end table -->", dir));
+    assertTrue(row.getMessage().contains("results.csv line 2: expected 10 plain fields"), row.getMessage());
   }
 
   @Test

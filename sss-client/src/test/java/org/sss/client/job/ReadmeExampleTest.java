@@ -51,9 +51,12 @@ class ReadmeExampleTest {
   @Test
   void example_compiledIntoItsOwnJar_countsEveryWordOfTheReadme() throws Exception {
     Path jar = compile();
-    // as `cluster start --nodes 3` makes it: two copies of each partition
-    LocalProcessCluster cluster = LocalProcessCluster.start(dir.resolve("cluster"), 3, 0, 2, "512m");
+    // the command the README's "Using it" starts its cluster with (two copies of each partition)
+    assertEquals(0, SssCommand.commandLine().execute("cluster", "start", "--nodes", "3", "--dir",
+        dir.resolve("cluster").toString(), "--heap", "512m"));
+    LocalProcessCluster cluster = LocalProcessCluster.attach(dir.resolve("cluster"));
     try {
+      assertEquals(2, cluster.spec().replication(), "cluster start's default");
       Path text = ROOT.resolve("README.md");
       assertEquals(0, SssCommand.commandLine().execute("--cluster", cluster.clusterFile().toString(),
           "load", "lines", text.toString()));
