@@ -218,14 +218,19 @@ public final class ShuffleBenchmark implements Callable<Integer> {
     run.clear();
   }
 
+  /** A table of {@code rows} empty rows keyed 0..rows-1: one map call each. */
+  private static void seed(SssClient client, String table, long rows) {
+    client.createTable(table, TableOptions.newBuilder().setKeyType(DataType.LONG).build(), true);
+    try (BulkWriter w = client.writer(table, PairTypes.of(DataType.LONG, DataType.BYTES))) {
+      for (long r = 0; r < rows; r++) {
+        w.put(Serdes.LONG.encodeKey(r), new byte[0]);
+      }
+    }
+  }
+
   private double shuffle(SssCluster cluster, long perRow, long total) {
     try (SssClient client = cluster.client()) {
-      client.createTable("seed", TableOptions.newBuilder().setKeyType(DataType.LONG).build(), true);
-      try (BulkWriter w = client.writer("seed", PairTypes.of(DataType.LONG, DataType.BYTES))) {
-        for (long r = 0; r < rows; r++) {
-          w.put(Serdes.LONG.encodeKey(r), new byte[0]);
-        }
-      }
+      seed(client, "seed", rows);
       Job job = Job.named("shuffle-bench").input("seed", Serdes.LONG, Serdes.BYTES)
           .map(ShuffleFunctions.Spray.class, Serdes.LONG, Serdes.BYTES)
           .reduce(ShuffleFunctions.CountOnly.class, Serdes.LONG, Serdes.BYTES)
@@ -280,12 +285,7 @@ public final class ShuffleBenchmark implements Callable<Integer> {
     LocalProcessCluster c = LocalProcessCluster.start(dir, 1, 0, hotKeyHeap);
     try (SssClient client = c.client()) {
       int valueBytes = hotKeyValueMib << 20;
-      client.createTable("hot-seed", TableOptions.newBuilder().setKeyType(DataType.LONG).build(), true);
-      try (BulkWriter w = client.writer("hot-seed", PairTypes.of(DataType.LONG, DataType.BYTES))) {
-        for (long r = 0; r < hotKeyValues; r++) {
-          w.put(Serdes.LONG.encodeKey(r), new byte[0]);
-        }
-      }
+      seed(client, "hot-seed", hotKeyValues);
       Job job = Job.named("hot-key").input("hot-seed", Serdes.LONG, Serdes.BYTES)
           .map(ShuffleFunctions.OneKey.class, Serdes.LONG, Serdes.BYTES)
           .reduce(ShuffleFunctions.CountOnly.class, Serdes.LONG, Serdes.BYTES)

@@ -10,6 +10,15 @@ import org.sss.core.api.TaskContext;
 public final class ShuffleFunctions {
   private ShuffleFunctions() {}
 
+  /** The value every emit sends: {@code value.bytes} bytes of letters. */
+  static byte[] value(TaskContext context) {
+    byte[] value = new byte[Integer.parseInt(context.get("value.bytes", "100"))];
+    for (int i = 0; i < value.length; i++) {
+      value[i] = (byte) ('a' + i % 26);
+    }
+    return value;
+  }
+
   /**
    * Emits {@code pairs.per.row} pairs per input row: random long keys (so every node sends to
    * every node) and values of {@code value.bytes} bytes.
@@ -21,10 +30,7 @@ public final class ShuffleFunctions {
     @Override
     public void setup(TaskContext context) {
       perRow = Long.parseLong(context.get("pairs.per.row", "1000"));
-      value = new byte[Integer.parseInt(context.get("value.bytes", "100"))];
-      for (int i = 0; i < value.length; i++) {
-        value[i] = (byte) ('a' + i % 26);
-      }
+      value = value(context);
     }
 
     @Override
@@ -47,10 +53,7 @@ public final class ShuffleFunctions {
     @Override
     public void setup(TaskContext context) {
       perRow = Long.parseLong(context.get("values.per.row", "1"));
-      value = new byte[Integer.parseInt(context.get("value.bytes", "100"))];
-      for (int i = 0; i < value.length; i++) {
-        value[i] = (byte) ('a' + i % 26);
-      }
+      value = value(context);
     }
 
     @Override
