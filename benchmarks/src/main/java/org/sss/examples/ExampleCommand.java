@@ -104,13 +104,22 @@ public final class ExampleCommand implements CommandExtension, Runnable {
       }
     }
 
+    /**
+     * Drops the run's tables. One that cannot be dropped (a node is down) is named on stderr
+     * with the command that drops it, rather than left behind without a word.
+     */
     private void dropTables(SssClient client) {
+      List<String> left = new java.util.ArrayList<>();
       for (String t : List.copyOf(tables)) {
         try {
           client.dropTable(t, true);
         } catch (RuntimeException e) {
-          // best effort: the run's own error, if any, is the one to report
+          left.add(t); // the run's own error, if any, is the one to report; this one is named below
         }
+      }
+      if (!left.isEmpty()) {
+        System.err.println("tables left behind (a node could not be reached): " + String.join(" ", left)
+            + "; drop them with bin/sss --cluster FILE table drop NAME when every node is up");
       }
     }
 

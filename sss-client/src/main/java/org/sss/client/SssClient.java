@@ -136,13 +136,23 @@ public final class SssClient implements AutoCloseable {
    */
   private void createTable(String table, TableOptions options, boolean ifAbsent, boolean completing) {
     options = withCopies(options);
+    reachEveryNode("create table '" + table + "'", "nothing was created");
     List<Throwable> errors = new ArrayList<>();
     int exists = 0;
     List<TableOptions> held = new ArrayList<>();
-    for (Frame<Response> r : onAllNodes(Request.newBuilder().setCreateTable(
-        CreateTable.newBuilder().setTable(table).setOptions(options).setIfAbsent(ifAbsent)), errors)) {
-      held.add(r.header().getTable().getOptions());
-      r.release();
+    // without ifAbsent, a node that answers made the table just now (else it would have refused)
+    List<Integer> made = new ArrayList<>();
+    List<CompletableFuture<Frame<Response>>> answers = sendToAllNodes(Request.newBuilder().setCreateTable(
+        CreateTable.newBuilder().setTable(table).setOptions(options).setIfAbsent(ifAbsent)));
+    for (int node = 0; node < answers.size(); node++) {
+      try {
+        Frame<Response> r = NodeChannels.await(answers.get(node), timeout);
+        held.add(r.header().getTable().getOptions());
+        made.add(node);
+        r.release();
+      } catch (RuntimeException e) {
+        errors.add(e);
+      }
     }
     if (errors.isEmpty()) {
       // every node answered, in node order: they must keep one contract
@@ -152,7 +162,7 @@ public final class SssClient implements AutoCloseable {
       if (e instanceof SssException s && s.code() == ErrorCode.TABLE_EXISTS) {
         exists++;
       } else {
-        throw NodeChannels.unwrap(e);
+        throw ifAbsent ? NodeChannels.unwrap(e) : undoCreate(table, made, NodeChannels.unwrap(e));
       }
     }
     if (exists == spec.nodeCount() || exists > 0 && ifAbsent) {
@@ -162,7 +172,11 @@ public final class SssClient implements AutoCloseable {
       // a node kept the table from an interrupted create or drop: complete the create (once:
       // a node that refuses again, e.g. a name a job reserved, has the last word), unless what
       // it kept has other types (checkOneContract)
-      createTable(table, options, true, true);
+      try {
+        createTable(table, options, true, true);
+      } catch (RuntimeException e) {
+        throw ifAbsent ? e : undoCreate(table, made, e);
+      }
     }
   }
 
@@ -222,8 +236,13 @@ public final class SssClient implements AutoCloseable {
         : options.toBuilder().setReplication(spec.replication()).build();
   }
 
-  /** Drops a table on every node; returns false if it existed nowhere. */
+  /**
+   * Drops a table on every node; returns false if it existed nowhere. Refused, with nothing
+   * dropped, while a node cannot be reached: the node would keep the table, and serve it again
+   * as though it had never been dropped when it returns.
+   */
   public boolean dropTable(String table, boolean ifExists) {
+    reachEveryNode("drop table '" + table + "'", "nothing was dropped");
     List<Throwable> errors = new ArrayList<>();
     boolean any = false;
     for (Frame<Response> r : onAllNodes(Request.newBuilder().setDropTable(
@@ -240,21 +259,83 @@ public final class SssClient implements AutoCloseable {
     return any;
   }
 
-  /** Every table with its pairs and bytes summed over the nodes, sorted by name. */
+  /**
+   * Every table with its pairs and bytes summed over the nodes, sorted by name. A table that
+   * some node answering does not hold (left by a create or drop that failed part way) lists
+   * those nodes in {@link TableInfo#getMissingOnList()}: it cannot be read whole.
+   */
   public List<TableInfo> listTables() {
     List<Throwable> errors = new ArrayList<>();
     Map<String, TableInfo.Builder> merged = new TreeMap<>();
-    for (Frame<Response> r : onAllNodes(Request.newBuilder().setListTables(ListTables.getDefaultInstance()), errors)) {
+    Map<String, java.util.Set<Integer>> holders = new java.util.HashMap<>();
+    List<Integer> answered = new ArrayList<>();
+    List<CompletableFuture<Frame<Response>>> futures = sendToAllNodes(
+        Request.newBuilder().setListTables(ListTables.getDefaultInstance()));
+    for (int node = 0; node < futures.size(); node++) {
+      Frame<Response> r;
+      try {
+        r = NodeChannels.await(futures.get(node), timeout);
+      } catch (RuntimeException e) {
+        errors.add(e);
+        continue;
+      }
+      answered.add(node);
       for (TableInfo t : r.header().getTables().getTablesList()) {
         merged.merge(t.getName(), t.toBuilder(), (a, b) -> a.setPairs(a.getPairs() + b.getPairs())
             .setBytes(a.getBytes() + b.getBytes()));
+        holders.computeIfAbsent(t.getName(), k -> new java.util.HashSet<>()).add(node);
       }
       r.release();
     }
     throwUnlessSurvivable(errors);
     List<TableInfo> out = new ArrayList<>();
-    merged.values().forEach(b -> out.add(perPair(b).build()));
+    merged.forEach((name, b) -> {
+      for (int node : answered) {
+        if (!holders.get(name).contains(node)) {
+          b.addMissingOn(node);
+        }
+      }
+      out.add(perPair(b).build());
+    });
     return out;
+  }
+
+  /**
+   * Connects to every node before a change that must reach all of them, so that a node known
+   * to be down refuses the change before any node has made it.
+   */
+  private void reachEveryNode(String what, String outcome) {
+    for (int n = 0; n < spec.nodeCount(); n++) {
+      try {
+        channels.get(n);
+      } catch (org.sss.core.transport.NodeUnavailableException e) {
+        throw new org.sss.core.transport.NodeUnavailableException("cannot " + what + ": " + e.getMessage() + "; "
+            + outcome + " (every node must be up)", e);
+      }
+    }
+  }
+
+  /**
+   * Drops {@code table} on the nodes that made it, after its create failed on another node, so
+   * that a failed create leaves nothing behind; returns {@code cause}, noting where the undo
+   * failed too.
+   */
+  private RuntimeException undoCreate(String table, List<Integer> made, RuntimeException cause) {
+    List<String> failed = new ArrayList<>();
+    for (int node : made) {
+      try {
+        NodeChannels.await(channels.get(node).call(Request.newBuilder().setDropTable(
+            DropTable.newBuilder().setTable(table).setIfExists(true))), timeout).release();
+      } catch (RuntimeException e) {
+        failed.add("node " + node + ": " + e.getMessage());
+      }
+    }
+    if (failed.isEmpty()) {
+      return cause;
+    }
+    return new SssException(cause instanceof SssException s ? s.code() : ErrorCode.INTERNAL,
+        cause.getMessage() + "; undoing the create failed too (" + String.join("; ", failed)
+            + "): 'table list' marks '" + table + "' incomplete; drop it when every node is up", cause);
   }
 
   /** One table's statistics summed over the nodes (pairs are RocksDB's estimate). */
@@ -437,6 +518,19 @@ public final class SssClient implements AutoCloseable {
 
   /** Sends one request to every node in parallel; successes are returned, failures collected. */
   private List<Frame<Response>> onAllNodes(Request.Builder request, List<Throwable> errors) {
+    List<Frame<Response>> out = new ArrayList<>();
+    for (CompletableFuture<Frame<Response>> f : sendToAllNodes(request)) {
+      try {
+        out.add(NodeChannels.await(f, timeout));
+      } catch (RuntimeException e) {
+        errors.add(e);
+      }
+    }
+    return out;
+  }
+
+  /** Sends {@code request} to every node; the answers in node order (a node not reached: its failure). */
+  private List<CompletableFuture<Frame<Response>>> sendToAllNodes(Request.Builder request) {
     List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>();
     for (int n = 0; n < spec.nodeCount(); n++) {
       try {
@@ -446,15 +540,7 @@ public final class SssClient implements AutoCloseable {
         futures.add(CompletableFuture.failedFuture(e));
       }
     }
-    List<Frame<Response>> out = new ArrayList<>();
-    for (CompletableFuture<Frame<Response>> f : futures) {
-      try {
-        out.add(NodeChannels.await(f, timeout));
-      } catch (RuntimeException e) {
-        errors.add(e);
-      }
-    }
-    return out;
+    return futures;
   }
 
   // ---- pairs ----------------------------------------------------------------------------

@@ -126,6 +126,8 @@ final class TableCommand {
     return String.format("%s\tkey=%s value=%s compression=%s wal=%s pairs~%d bytes=%d",
         t.getName(), o.getKeyType().name().toLowerCase(), o.getValueType().name().toLowerCase(),
         o.getCompression().name().toLowerCase(), o.getDisableWal() ? "off" : "on", t.getPairs(), t.getBytes())
-        + (t.getBackgroundWork() ? " (flushing or compacting)" : "");
+        + (t.getBackgroundWork() ? " (flushing or compacting)" : "")
+        + (t.getMissingOnCount() > 0 ? " INCOMPLETE: missing on node(s) " + t.getMissingOnList()
+            + " (a create or drop failed part way); drop it" : "");
   }
 }

@@ -252,12 +252,16 @@ class JobCommitEdgesTest {
           () -> user.createTable("contested", BulkIO.textTable(), false));
       try {
         create.get(10, TimeUnit.SECONDS);
+        fail("createTable('contested') succeeded while node 0 holds a job's reservation of the name");
       } catch (ExecutionException refused) {
         // a refusal with the node's reason is a fine answer; a blown stack is not
         if (refused.getCause() instanceof StackOverflowError) {
           fail("createTable('contested') recursed until StackOverflowError while node 0 holds a job's reservation");
         }
-        System.err.println("refused: " + refused.getCause());
+        assertTrue(refused.getCause().getMessage().contains("being written by job"), refused.getCause().toString());
+        // all or nothing: nodes 1 and 2 made the table before node 0 refused; the create took it back
+        assertTrue(user.listTables().stream().noneMatch(t -> t.getName().equals("contested")),
+            "a refused create left 'contested' on some nodes: " + user.listTables());
       } catch (TimeoutException spinning) {
         fail("createTable('contested') did not return within 10 s while node 0 holds a job's reservation");
       } finally {
