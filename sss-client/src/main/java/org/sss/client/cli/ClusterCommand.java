@@ -36,8 +36,12 @@ final class ClusterCommand {
     @Option(names = "--heap", description = "-Xmx of each server started (default: the node's last, else 1g)")
     String heap;
 
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
+      SssCommand.refuseClusterFile(spec, "the cluster is the one in --dir");
       if (nodes != null && nodes < 1) {
         throw new IllegalArgumentException("--nodes must be at least 1, not " + nodes);
       }
@@ -70,8 +74,12 @@ final class ClusterCommand {
     @Option(names = "--dir", paramLabel = "DIR", required = true, description = "the cluster's directory")
     Path dir;
 
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
+      SssCommand.refuseClusterFile(spec, "the cluster is the one in --dir");
       List<String> report = LocalProcessCluster.attach(dir).stop();
       report.forEach(System.out::println);
       boolean allStopped = report.stream().noneMatch(line -> line.contains("NOT STOPPED"));

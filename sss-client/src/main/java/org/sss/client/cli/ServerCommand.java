@@ -14,8 +14,12 @@ final class ServerCommand implements Callable<Integer> {
       description = "node file: cluster=, node.id=, data.dir=, ...")
   Path config;
 
+  @picocli.CommandLine.Spec
+  picocli.CommandLine.Model.CommandSpec spec;
+
   @Override
   public Integer call() throws Exception {
+    SssCommand.refuseClusterFile(spec, "the node file (--config) names its cluster file");
     // The server module is found at run time: the client does not link it.
     Class<?> main;
     try {

@@ -35,11 +35,37 @@ public final class SssCommand implements Runnable {
     return ((SssCommand) spec.root().userObject()).cluster;
   }
 
+  /**
+   * Refuses {@code sss --cluster FILE} before a command to which a cluster file means nothing
+   * (it would be ignored without a word); {@code why} says where the command's cluster comes from.
+   */
+  static void refuseClusterFile(CommandLine.Model.CommandSpec spec, String why) {
+    if (clusterOf(spec).clusterFile != null) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--cluster means nothing to "
+          + spec.qualifiedName(" ").replaceFirst("^sss ", "") + ": " + why);
+    }
+  }
+
+  /** Commands to which {@code --cluster} means nothing: they do not list it, nor take it. */
+  private static final java.util.List<java.util.List<String>> WITHOUT_CLUSTER_FILE = java.util.List.of(
+      java.util.List.of("server"), java.util.List.of("cluster"), java.util.List.of("cluster", "start"),
+      java.util.List.of("cluster", "stop"));
+
   /** Builds the command line with every extension found on the class path. */
   public static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new SssCommand());
     for (CommandExtension ext : ServiceLoader.load(CommandExtension.class)) {
       cl.addSubcommand(ext.name(), ext.command());
+    }
+    for (java.util.List<String> path : WITHOUT_CLUSTER_FILE) {
+      CommandLine sub = cl;
+      for (String name : path) {
+        sub = sub.getSubcommands().get(name);
+      }
+      CommandLine.Model.OptionSpec inherited = sub.getCommandSpec().findOption("--cluster");
+      if (inherited != null) {
+        sub.getCommandSpec().remove(inherited);
+      }
     }
     cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
       String message = e.getMessage() == null ? e.toString() : e.getMessage();

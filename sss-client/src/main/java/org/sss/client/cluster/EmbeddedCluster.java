@@ -36,6 +36,7 @@ final class EmbeddedCluster implements SssCluster {
   static EmbeddedCluster start(int n, int partitions) throws IOException {
     EmbeddedNodes launcher = ServiceLoader.load(EmbeddedNodes.class).findFirst().orElseThrow(() ->
         new IllegalStateException("no embedded server on the class path (add the sss-server module)"));
+    MachineLimits.checkEmbedded(n); // before anything is made: a refused start leaves nothing behind
     Path dir = Files.createTempDirectory("sss-embedded-");
     try {
       EmbeddedNodes.Started started = launcher.startOnFreePorts(n, "127.0.0.1",

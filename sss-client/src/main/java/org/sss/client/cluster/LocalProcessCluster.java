@@ -102,6 +102,11 @@ public final class LocalProcessCluster implements SssCluster {
       }
     } else {
       int n = nodes > 0 ? nodes : 3;
+      String eachHeap = heap == null ? DEFAULT_HEAP : heap.trim();
+      if (!eachHeap.matches("[0-9]+[kKmMgG]?")) {
+        throw new IllegalArgumentException("--heap must be a size such as 512m or 2g, not '" + heap + "'");
+      }
+      MachineLimits.checkProcesses(n, MachineLimits.bytesOf(eachHeap), eachHeap);
       Files.createDirectories(dir);
       List<Integer> ports = FreePorts.pick(n);
       List<NodeAddress> addresses = new ArrayList<>();

@@ -367,6 +367,46 @@ class CommandLineTest {
   }
 
   @Test
+  void clusterFile_whereItMeansNothing_isNeitherListedNorTaken() {
+    for (String path : List.of("server", "cluster start", "cluster stop")) {
+      List<String> help = new ArrayList<>(List.of(path.split(" ")));
+      help.add("--help");
+      Run r = sss(help.toArray(String[]::new));
+      assertFalse(r.out().contains("--cluster"), "sss " + path + " --help lists --cluster: " + r);
+    }
+    assertTrue(sss("count", "--help").out().contains("--cluster"), "data commands keep it");
+    Run after = sss("cluster", "stop", "--cluster", clusterFile, "--dir", work.toString());
+    assertEquals(2, after.status(), after::toString);
+    assertTrue(after.err().contains("Unknown option"), after::toString);
+    Run before = sss("--cluster", clusterFile, "server", "--config", "none.properties");
+    assertEquals(2, before.status(), before::toString);
+    assertTrue(before.err().startsWith("sss server: --cluster means nothing to server"), before::toString);
+  }
+
+  @Test
+  void nodes_farBeyondTheMachine_refusedInOneLineBeforeAnythingStarts() throws IOException {
+    Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+    long embeddedDirs;
+    try (Stream<Path> s = Files.list(tmp)) {
+      embeddedDirs = s.filter(f -> f.getFileName().toString().startsWith("sss-embedded-")).count();
+    }
+    Run embedded = sss("--nodes", "1000000", "ping");
+    assertEquals(1, embedded.status(), embedded::toString);
+    assertEquals(1, embedded.errLines().size(), embedded::toString);
+    assertTrue(embedded.err().contains("open files") && embedded.err().contains("nodes fit"), embedded::toString);
+    try (Stream<Path> s = Files.list(tmp)) {
+      assertTrue(s.filter(f -> f.getFileName().toString().startsWith("sss-embedded-")).count() <= embeddedDirs,
+          "a refused embedded cluster left a directory behind");
+    }
+    Path dir = work.resolve("too-many");
+    Run processes = sss("cluster", "start", "--nodes", "100000", "--heap", "64m", "--dir", dir.toString());
+    assertEquals(1, processes.status(), processes::toString);
+    assertEquals(1, processes.errLines().size(), processes::toString);
+    assertTrue(processes.err().contains("of memory") && processes.err().contains("servers fit"), processes::toString);
+    assertFalse(Files.exists(dir), "the refused start made its directory");
+  }
+
+  @Test
   void ping_everyNodeOrOne_printsOneOkLineEach() {
     Run all = ok("ping");
     List<String> lines = all.out().lines().toList();
