@@ -51,6 +51,17 @@ public final class SssCommand implements Runnable {
       java.util.List.of("server"), java.util.List.of("cluster"), java.util.List.of("cluster", "start"),
       java.util.List.of("cluster", "stop"));
 
+  /** True for a job that failed in user code (a mapper, reducer, ... threw): its message holds their trace. */
+  private static boolean userCodeFailed(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof org.sss.core.transport.SssException s
+          && s.code() == org.sss.core.proto.ErrorCode.USER_CODE_FAILED) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Builds the command line with every extension found on the class path. */
   public static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new SssCommand());
@@ -69,7 +80,12 @@ public final class SssCommand implements Runnable {
     }
     cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
       String message = e.getMessage() == null ? e.toString() : e.getMessage();
-      cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + message.lines().findFirst().orElse(message));
+      if (userCodeFailed(e)) {
+        // the message is the user's own stack trace, and where it ran: that is what they need, whole
+        cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + message);
+      } else {
+        cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + message.lines().findFirst().orElse(message));
+      }
       if (Boolean.getBoolean("sss.debug")) {
         e.printStackTrace(cmd.getErr());
       }

@@ -46,7 +46,10 @@ class JobJarTest {
       import org.sss.core.api.*;
       public class VersionJob {
         public static class Tag implements Mapper<Long, String, String, String> {
-          public void map(Long k, String v, Emitter<String, String> out) { out.emit("version", "%s"); }
+          public void map(Long k, String v, Emitter<String, String> out) {
+            if ("%1$s".equals("BOOM")) throw new IllegalStateException("boom in the user's mapper");
+            out.emit("version", "%1$s");
+          }
         }
         public static class First implements Reducer<String, String, String, String> {
           public void reduce(String k, Iterable<String> vs, Emitter<String, String> out) {
@@ -134,6 +137,20 @@ class JobJarTest {
         assertEquals(2, cached.filter(p -> p.toString().endsWith(".jar")).count(), "node " + node + " caches both JARs");
       }
     }
+  }
+
+  @Test
+  void run_userCodeThrows_printsTheUsersWholeStackTrace() throws Exception {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    var cl = SssCommand.commandLine();
+    cl.setErr(new java.io.PrintWriter(new java.io.OutputStreamWriter(err, StandardCharsets.UTF_8), true));
+    int rc = cl.execute("--cluster", cluster.clusterFile().toString(), "run", "--jar", jar("BOOM").toString(),
+        "--class", "demo.VersionJob", "rows", "out-boom");
+    assertEquals(1, rc);
+    String text = err.toString(StandardCharsets.UTF_8);
+    assertTrue(text.startsWith("sss run: "), text);
+    assertTrue(text.contains("boom in the user's mapper"), text);
+    assertTrue(text.contains("demo.VersionJob$Tag.map(VersionJob.java:"), "the user's frame, without -Dsss.debug: " + text);
   }
 
   @Test

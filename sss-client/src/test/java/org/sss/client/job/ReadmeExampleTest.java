@@ -16,8 +16,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sss.client.SssClient;
@@ -28,14 +26,16 @@ import org.sss.client.cluster.LocalProcessCluster;
 import org.sss.core.api.Serdes;
 
 /**
- * The README's Java job is {@code docs/examples/MyJob.java}, word for word, and it works as a
- * user would run it: compiled into a JAR of its own, run from its own {@code main} in its own
+ * The README's Java job is the sample project's {@code MyJob.java} ({@code docs/sample-job}),
+ * word for word, and it works as a user would run it: built by Maven from the sample's own
+ * {@code pom.xml} against SSS's installed artifacts, run from its own {@code main} in its own
  * JVM against a cluster of server processes, with the table "lines" loaded by {@code sss load}.
- * Its counts are checked against a plain count of the same file in this test.
+ * Its counts, and its counter, are checked against a plain count of the same file in this test.
  */
 class ReadmeExampleTest {
   private static final Path ROOT = Path.of(System.getProperty("user.dir")).getParent();
-  private static final Path EXAMPLE = ROOT.resolve("docs/examples/MyJob.java");
+  private static final Path SAMPLE = ROOT.resolve("docs/sample-job");
+  private static final Path EXAMPLE = SAMPLE.resolve("src/main/java/com/example/MyJob.java");
 
   @TempDir
   Path dir;
@@ -45,12 +45,12 @@ class ReadmeExampleTest {
     String readme = Files.readString(ROOT.resolve("README.md"));
     String file = Files.readString(EXAMPLE);
     assertTrue(readme.contains("```java\n" + file + "```\n"),
-        "README.md's Java block must be docs/examples/MyJob.java, whole");
+        "README.md's Java block must be docs/sample-job/src/main/java/com/example/MyJob.java, whole");
   }
 
   @Test
-  void example_compiledIntoItsOwnJar_countsEveryWordOfTheReadme() throws Exception {
-    Path jar = compile();
+  void sampleProject_builtByMaven_countsEveryWordOfTheReadme() throws Exception {
+    Path jar = buildSample();
     // the command the README's "Using it" starts its cluster with (two copies of each partition)
     assertEquals(0, SssCommand.commandLine().execute("cluster", "start", "--nodes", "3", "--dir",
         dir.resolve("cluster").toString(), "--heap", "512m"));
@@ -67,7 +67,8 @@ class ReadmeExampleTest {
       String log = Files.readString(dir.resolve("job.log"));
       assertEquals(0, p.exitValue(), log);
       Map<String, Long> expected = countWords(Files.readAllLines(text, StandardCharsets.UTF_8));
-      assertTrue(log.contains("counted " + expected.size() + " distinct words"), log);
+      long words = expected.values().stream().mapToLong(Long::longValue).sum();
+      assertTrue(log.contains("counted " + words + " words, " + expected.size() + " distinct"), log);
       assertEquals(expected, stored(cluster));
     } finally {
       cluster.stopAll();
@@ -106,17 +107,58 @@ class ReadmeExampleTest {
     return counts;
   }
 
-  private Path compile() throws IOException {
-    Path src = dir.resolve("src/com/example");
-    Files.createDirectories(src);
-    Files.copy(EXAMPLE, src.resolve("MyJob.java"));
-    Path classes = dir.resolve("classes");
-    Files.createDirectories(classes);
-    JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-    int rc = javac.run(null, null, null, "-d", classes.toString(), "-cp", System.getProperty("java.class.path"),
-        src.resolve("MyJob.java").toString());
-    assertEquals(0, rc, "compiling docs/examples/MyJob.java");
-    Path jar = dir.resolve("my-job.jar");
+  /**
+   * Builds the sample as its README says, with {@code mvn package} in a copy of its directory.
+   * SSS's artifacts are first installed into the local repository as {@code mvn install} would,
+   * from this build's classes: the tests run before any JAR is packaged.
+   */
+  private Path buildSample() throws Exception {
+    Path jars = dir.resolve("artifacts");
+    Files.createDirectories(jars);
+    mvn(ROOT, "install:install-file", "-Dfile=" + ROOT.resolve("pom.xml"), "-DpomFile=" + ROOT.resolve("pom.xml"));
+    for (String module : List.of("sss-core", "sss-client")) {
+      Path jar = jars.resolve(module + ".jar");
+      jarOf(ROOT.resolve(module).resolve("target/classes"), jar);
+      mvn(ROOT, "install:install-file", "-Dfile=" + jar, "-DpomFile=" + ROOT.resolve(module).resolve("pom.xml"));
+    }
+    Path copy = dir.resolve("sample-job");
+    try (Stream<Path> walk = Files.walk(SAMPLE)) {
+      for (Path f : walk.filter(f -> !SAMPLE.relativize(f).startsWith("target")).toList()) {
+        Path to = copy.resolve(SAMPLE.relativize(f).toString());
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(to);
+        } else {
+          Files.copy(f, to);
+        }
+      }
+    }
+    mvn(copy, "package");
+    Path jar = copy.resolve("target/sample-job-1.0.jar");
+    assertTrue(Files.isRegularFile(jar), "mvn package made " + jar);
+    return jar;
+  }
+
+  /** Runs Maven offline in {@code where}; its output goes to a log named in the failure. */
+  private void mvn(Path where, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("mvn", "-B", "-q", "-o"));
+    cmd.addAll(List.of(args));
+    Path log = Files.createTempFile(dir, "mvn-", ".log");
+    Process p = new ProcessBuilder(cmd).directory(where.toFile()).redirectErrorStream(true)
+        .redirectOutput(log.toFile()).start();
+    assertTrue(p.waitFor(300, TimeUnit.SECONDS), "mvn " + String.join(" ", args) + " ends");
+    assertEquals(0, p.exitValue(), () -> "mvn " + String.join(" ", args) + " in " + where + " failed:\n"
+        + readQuietly(log));
+  }
+
+  private static String readQuietly(Path log) {
+    try {
+      return Files.readString(log);
+    } catch (IOException e) {
+      return "(" + e + ")";
+    }
+  }
+
+  private static void jarOf(Path classes, Path jar) throws IOException {
     List<Path> files = new ArrayList<>();
     try (Stream<Path> walk = Files.walk(classes)) {
       walk.filter(Files::isRegularFile).forEach(files::add);
@@ -128,7 +170,6 @@ class ReadmeExampleTest {
         out.closeEntry();
       }
     }
-    return jar;
   }
 
   private static String javaBinary() {

@@ -10,15 +10,24 @@ import org.sss.core.api.Emitter;
 import org.sss.core.api.Mapper;
 import org.sss.core.api.Reducer;
 import org.sss.core.api.Serdes;
+import org.sss.core.api.TaskContext;
 
 /** Counts the words of the table "lines" (line number, line) into the table "counts". */
 public class MyJob {
   public static class Tokenize implements Mapper<Long, String, String, Long> {
+    private TaskContext.Counter words;
+
+    @Override
+    public void setup(TaskContext context) {
+      words = context.counter("words"); // summed over every task, reported with the job
+    }
+
     @Override
     public void map(Long lineNumber, String line, Emitter<String, Long> out) {
       for (String word : line.toLowerCase(Locale.ROOT).split("[^\\p{L}\\p{N}]+")) {
         if (!word.isEmpty()) {
           out.emit(word, 1L);
+          words.increment();
         }
       }
     }
@@ -48,7 +57,7 @@ public class MyJob {
     try (SssClient sss = SssClient.connect(clusterFile)) {
       JobResult r = sss.submit(job).await(ProgressListener.console());
       long words = r.stages().get(r.stages().size() - 1).recordsOut();
-      System.out.printf("counted %d distinct words in %.2f s%n", words, r.seconds());
+      System.out.printf("counted %d words, %d distinct, in %.2f s%n", r.counter("words"), words, r.seconds());
     }
   }
 }
