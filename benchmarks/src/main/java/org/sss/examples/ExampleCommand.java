@@ -80,6 +80,12 @@ public final class ExampleCommand implements CommandExtension, Runnable {
 
     @Override
     public Integer call() throws Exception {
+      // an OUT that cannot be written is named now, not after the job ran
+      for (CommandLine.Model.PositionalParamSpec p : spec.positionalParameters()) {
+        if (p.paramLabel().equals("OUT") && p.getValue() != null) {
+          ExampleIO.checkWritable(p.getValue().toString());
+        }
+      }
       try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
         boolean ok = false;
         // Ctrl-C skips the finally below: the example's tables go then too

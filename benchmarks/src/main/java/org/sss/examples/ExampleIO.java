@@ -82,6 +82,37 @@ public final class ExampleIO {
     return p;
   }
 
+  /**
+   * Checks, before any work, that an output given as typed can be written: makes its directory
+   * (as writing it would) and writes and removes a file there.
+   *
+   * @throws IllegalArgumentException naming the output and the reason
+   */
+  public static void checkWritable(String out) {
+    try {
+      Path target = outputFile(out, PART_FILE);
+      if (Files.isDirectory(target)) {
+        throw new IOException(target + " is a directory");
+      }
+      if (Files.exists(target) && !Files.isWritable(target)) {
+        throw new IOException(target + " is not writable");
+      }
+      Path probe = Files.createTempFile(target.toAbsolutePath().getParent(), ".sss-write-check-", "");
+      Files.delete(probe);
+    } catch (java.nio.file.NoSuchFileException e) {
+      throw new IllegalArgumentException("cannot write " + out + ": no such directory: " + e.getFile());
+    } catch (java.nio.file.FileAlreadyExistsException e) {
+      throw new IllegalArgumentException("cannot write " + out + ": " + e.getFile() + " exists and is not a directory");
+    } catch (java.nio.file.AccessDeniedException e) {
+      throw new IllegalArgumentException("cannot write " + out + ": permission denied: " + e.getFile());
+    } catch (java.nio.file.FileSystemException e) {
+      throw new IllegalArgumentException("cannot write " + out + ": " + e.getFile()
+          + (e.getReason() != null ? ": " + e.getReason() : ""));
+    } catch (IOException e) {
+      throw new IllegalArgumentException("cannot write " + out + ": " + e.getMessage());
+    }
+  }
+
   /** True when an output given as typed names a directory. */
   public static boolean isDirectory(String out) {
     return out.endsWith("/") || out.endsWith(java.io.File.separator) || Files.isDirectory(Path.of(out));

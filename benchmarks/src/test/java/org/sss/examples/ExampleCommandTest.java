@@ -67,6 +67,27 @@ class ExampleCommandTest {
   }
 
   @Test
+  void unwritableOut_isRefusedInOneLineBeforeAnyTableOrJob() throws Exception {
+    Path in = dir.resolve("in.txt");
+    Files.writeString(in, "a b\n");
+    Path notADirectory = dir.resolve("plain-file");
+    Files.writeString(notADirectory, "x");
+    try (SssClient client = SharedClusters.get(3).client()) {
+      long tablesBefore = client.listTables().size();
+      for (String out : List.of(notADirectory + "/counts.txt", dir.resolve("a-directory").toString())) {
+        Files.createDirectories(dir.resolve("a-directory").resolve(ExampleIO.PART_FILE)); // a part file that is a directory
+        err.getBuffer().setLength(0);
+        int status = sss("example", "wordcount", "--cluster", clusterFile().toString(), in.toString(), out);
+        assertEquals(1, status, err.toString());
+        List<String> lines = err.toString().lines().toList();
+        assertEquals(1, lines.size(), err.toString());
+        assertTrue(lines.get(0).startsWith("sss example wordcount: cannot write " + out + ": "), lines.get(0));
+        assertEquals(tablesBefore, client.listTables().size(), "nothing was loaded or run");
+      }
+    }
+  }
+
+  @Test
   void wordcount_ofADirectory_onARunningCluster_intoADirectory() throws Exception {
     Path docs = Files.createDirectories(dir.resolve("docs"));
     Files.writeString(docs.resolve("a.txt"), "the cat\nthe dog\n");

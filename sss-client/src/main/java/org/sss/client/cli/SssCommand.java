@@ -51,6 +51,16 @@ public final class SssCommand implements Runnable {
       java.util.List.of("server"), java.util.List.of("cluster"), java.util.List.of("cluster", "start"),
       java.util.List.of("cluster", "stop"));
 
+  /** A file error in words: the JDK's message for most of them is the bare path. */
+  static String describe(java.nio.file.FileSystemException e) {
+    String what = e instanceof java.nio.file.NoSuchFileException ? "no such file or directory"
+        : e instanceof java.nio.file.AccessDeniedException ? "permission denied"
+        : e instanceof java.nio.file.FileAlreadyExistsException ? "exists already (or is not a directory)"
+        : e instanceof java.nio.file.NotDirectoryException ? "not a directory"
+        : e.getReason() != null ? e.getReason() : e.getClass().getSimpleName();
+    return what + ": " + e.getFile() + (e.getOtherFile() != null ? " -> " + e.getOtherFile() : "");
+  }
+
   /** True for a job that failed in user code (a mapper, reducer, ... threw): its message holds their trace. */
   private static boolean userCodeFailed(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
@@ -79,7 +89,8 @@ public final class SssCommand implements Runnable {
       }
     }
     cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
-      String message = e.getMessage() == null ? e.toString() : e.getMessage();
+      String message = e instanceof java.nio.file.FileSystemException f ? describe(f)
+          : e.getMessage() == null ? e.toString() : e.getMessage();
       if (userCodeFailed(e)) {
         // the message is the user's own stack trace, and where it ran: that is what they need, whole
         cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + message);
