@@ -9,8 +9,8 @@ import picocli.CommandLine.Option;
 
 /** Starts and stops a local multi-process cluster. */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
-    description = "Start or stop a cluster of server processes on this machine.",
-    subcommands = {ClusterCommand.Start.class, ClusterCommand.Stop.class})
+    description = "Start, stop or resize a cluster of server processes on this machine.",
+    subcommands = {ClusterCommand.Start.class, ClusterCommand.Stop.class, ClusterCommand.Resize.class})
 final class ClusterCommand {
 
   @Command(name = "start", mixinStandardHelpOptions = true,
@@ -62,6 +62,38 @@ final class ClusterCommand {
       if (c.spec().replication() > 1) {
         System.out.println("replication: " + c.spec().replication() + " copies of each partition");
       }
+      System.out.println("cluster file: " + c.clusterFile());
+      return 0;
+    }
+  }
+
+  @Command(name = "resize", mixinStandardHelpOptions = true,
+      description = "Give the running cluster in DIR another number of nodes or partitions, moving its data: every"
+          + " table is read out to DIR/resize-staging, the cluster restarts in the new shape and every table is"
+          + " written back and counted. Needs every node up, no job running and disk for a copy of the data;"
+          + " a failure puts the old cluster back.")
+  static final class Resize implements Callable<Integer> {
+    @Option(names = "--dir", paramLabel = "DIR", required = true, description = "the cluster's directory")
+    Path dir;
+
+    @Option(names = "--nodes", paramLabel = "N", defaultValue = "0", description = "nodes (default: as now)")
+    int nodes;
+
+    @Option(names = "--partitions", paramLabel = "P", defaultValue = "0",
+        description = "partitions (default: 8 per node)")
+    int partitions;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      SssCommand.refuseClusterFile(spec, "the cluster is the one in --dir");
+      if (nodes < 0 || partitions < 0) {
+        throw new IllegalArgumentException("--nodes and --partitions must be positive");
+      }
+      LocalProcessCluster c = org.sss.client.cluster.ClusterResize.resize(dir, nodes, partitions,
+          line -> System.out.println(line));
       System.out.println("cluster file: " + c.clusterFile());
       return 0;
     }

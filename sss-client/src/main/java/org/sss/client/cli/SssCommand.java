@@ -49,7 +49,7 @@ public final class SssCommand implements Runnable {
   /** Commands to which {@code --cluster} means nothing: they do not list it, nor take it. */
   private static final java.util.List<java.util.List<String>> WITHOUT_CLUSTER_FILE = java.util.List.of(
       java.util.List.of("server"), java.util.List.of("cluster"), java.util.List.of("cluster", "start"),
-      java.util.List.of("cluster", "stop"));
+      java.util.List.of("cluster", "stop"), java.util.List.of("cluster", "resize"));
 
   /** A file error in words: the JDK's message for most of them is the bare path. */
   static String describe(java.nio.file.FileSystemException e) {

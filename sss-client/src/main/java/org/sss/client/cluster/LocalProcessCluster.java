@@ -90,11 +90,13 @@ public final class LocalProcessCluster implements SssCluster {
       spec = ClusterSpec.load(clusterFile);
       if (nodes > 0 && nodes != spec.nodeCount()) {
         throw new IllegalArgumentException(dir + " holds a cluster of " + spec.nodeCount() + " nodes; --nodes "
-            + nodes + " cannot change it (start without --nodes, or use a new --dir)");
+            + nodes + " cannot change it: start it without --nodes, then grow or shrink it with"
+            + " bin/sss cluster resize --dir " + dir + " --nodes " + nodes);
       }
       if (partitions > 0 && partitions != spec.partitionMap().partitions()) {
         throw new IllegalArgumentException(dir + " holds a cluster of " + spec.partitionMap().partitions()
-            + " partitions; --partitions " + partitions + " cannot change it");
+            + " partitions; --partitions " + partitions + " cannot change it: start it without --partitions, then"
+            + " bin/sss cluster resize --dir " + dir + " --partitions " + partitions);
       }
       if (replication > 0 && replication != spec.replication()) {
         throw new IllegalArgumentException(dir + " holds a cluster with replication " + spec.replication()
@@ -108,20 +110,8 @@ public final class LocalProcessCluster implements SssCluster {
       }
       MachineLimits.checkProcesses(n, MachineLimits.bytesOf(eachHeap), eachHeap);
       Files.createDirectories(dir);
-      List<Integer> ports = FreePorts.pick(n);
-      List<NodeAddress> addresses = new ArrayList<>();
-      for (int i = 0; i < n; i++) {
-        addresses.add(new NodeAddress(i, "127.0.0.1", ports.get(i)));
-      }
-      spec = ClusterSpec.of(addresses, partitions > 0 ? partitions
-          : n * ClusterSpec.DEFAULT_PARTITIONS_PER_NODE, Auth.randomSecret());
-      if (replication > 1) {
-        List<org.sss.core.cluster.ReplicaPlacement.Location> hosts = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-          hosts.add(new org.sss.core.cluster.ReplicaPlacement.Location("local-" + i, ClusterSpec.DEFAULT_RACK));
-        }
-        spec = spec.withReplication(replication, hosts);
-      }
+      spec = newSpec(n, partitions > 0 ? partitions : n * ClusterSpec.DEFAULT_PARTITIONS_PER_NODE, replication,
+          Auth.randomSecret());
       spec.save(clusterFile);
     }
     LocalProcessCluster cluster = new LocalProcessCluster(dir, spec);
@@ -158,6 +148,27 @@ public final class LocalProcessCluster implements SssCluster {
 
   /** How long a start or stop waits for another one of the same node to end. */
   static final Duration LAUNCH_TURN_TIMEOUT = Duration.ofSeconds(180);
+
+  /**
+   * The file of a new cluster of {@code n} nodes on free ports of 127.0.0.1, each node labelled
+   * a host of its own ({@code local-i}) so that copies of a partition go to different nodes.
+   */
+  static ClusterSpec newSpec(int n, int partitions, int replication, String secret) throws IOException {
+    List<Integer> ports = FreePorts.pick(n);
+    List<NodeAddress> addresses = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      addresses.add(new NodeAddress(i, "127.0.0.1", ports.get(i)));
+    }
+    ClusterSpec spec = ClusterSpec.of(addresses, partitions, secret);
+    if (replication > 1) {
+      List<org.sss.core.cluster.ReplicaPlacement.Location> hosts = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        hosts.add(new org.sss.core.cluster.ReplicaPlacement.Location("local-" + i, ClusterSpec.DEFAULT_RACK));
+      }
+      spec = spec.withReplication(replication, hosts);
+    }
+    return spec;
+  }
 
   /** The cluster in {@code dir} without starting anything. */
   public static LocalProcessCluster attach(Path dir) throws IOException {
