@@ -113,9 +113,17 @@ public final class NodeStore implements AutoCloseable {
 
   /** Opens (or creates) the store in {@code dir}, reopening every table it holds. */
   public static NodeStore open(Path dir) {
+    return open(dir, false);
+  }
+
+  /**
+   * Like {@link #open(Path)}; with {@code groupReadable} the directory is 0750 rather than 0700,
+   * so that its group (a backup or monitoring account) can read it.
+   */
+  public static NodeStore open(Path dir, boolean groupReadable) {
     try {
       Files.createDirectories(dir);
-      keepPrivate(dir);
+      keepPrivate(dir, groupReadable);
       clearIngestDir(dir.resolve("ingest"));
       Path dbDir = dir.resolve("rocksdb");
       List<byte[]> families;
@@ -226,9 +234,10 @@ public final class NodeStore implements AutoCloseable {
    * process's umask) and the job JARs below it are then out of other local users' reach, whatever
    * their own modes; the cluster secret guards the network, this guards the disk.
    */
-  private static void keepPrivate(Path dir) throws IOException {
+  private static void keepPrivate(Path dir, boolean groupReadable) throws IOException {
     try {
-      Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+      Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString(
+          groupReadable ? "rwxr-x---" : "rwx------"));
     } catch (UnsupportedOperationException notPosix) {
       // a file system without POSIX modes: nothing to set
     }

@@ -19,17 +19,18 @@ import org.sss.core.cluster.ClusterSpec;
  *   max.value.bytes=33554432     # optional; larger keys or values are refused
  *   worker.threads=4             # optional; threads that run store operations
  *   tls.cert=..., tls.key=...    # optional; PEM files, turn TLS on
+ *   data.group.read=true         # optional; the data directory 0750 instead of 0700 (backups, monitoring)
  * </pre>
  */
 public record NodeConfig(ClusterSpec cluster, int nodeId, Path dataDir, String bindHost,
                          int maxFrameBytes, int maxValueBytes, int workerThreads,
-                         Path tlsCert, Path tlsKey) {
+                         Path tlsCert, Path tlsKey, boolean groupReadable) {
   public static final int DEFAULT_MAX_FRAME = 64 << 20;
   public static final int DEFAULT_MAX_VALUE = 32 << 20;
   /** The smallest frame limit a node accepts (bulk batches are about 1 MiB). */
   public static final int MIN_MAX_FRAME = 1 << 20;
   private static final Set<String> KNOWN = Set.of("cluster", "node.id", "data.dir", "bind",
-      "max.frame.bytes", "max.value.bytes", "worker.threads", "tls.cert", "tls.key");
+      "max.frame.bytes", "max.value.bytes", "worker.threads", "tls.cert", "tls.key", "data.group.read");
 
   public NodeConfig {
     if (nodeId < 0 || nodeId >= cluster.nodeCount()) {
@@ -48,6 +49,12 @@ public record NodeConfig(ClusterSpec cluster, int nodeId, Path dataDir, String b
     if (workerThreads < 1) {
       throw new IllegalArgumentException("worker.threads must be at least 1, not " + workerThreads);
     }
+  }
+
+  /** A config whose data directory is its owner's alone. */
+  public NodeConfig(ClusterSpec cluster, int nodeId, Path dataDir, String bindHost, int maxFrameBytes,
+                    int maxValueBytes, int workerThreads, Path tlsCert, Path tlsKey) {
+    this(cluster, nodeId, dataDir, bindHost, maxFrameBytes, maxValueBytes, workerThreads, tlsCert, tlsKey, false);
   }
 
   /** A config with defaults for everything but the essentials. */
@@ -80,7 +87,8 @@ public record NodeConfig(ClusterSpec cluster, int nodeId, Path dataDir, String b
           intOr(p, "max.value.bytes", DEFAULT_MAX_VALUE),
           intOr(p, "worker.threads", defaultWorkers()),
           p.containsKey("tls.cert") ? base.resolve(p.getProperty("tls.cert")) : null,
-          p.containsKey("tls.key") ? base.resolve(p.getProperty("tls.key")) : null);
+          p.containsKey("tls.key") ? base.resolve(p.getProperty("tls.key")) : null,
+          booleanOr(p, "data.group.read"));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
     }
@@ -92,6 +100,14 @@ public record NodeConfig(ClusterSpec cluster, int nodeId, Path dataDir, String b
       throw new IllegalArgumentException(file + ": missing '" + key + "'");
     }
     return v;
+  }
+
+  private static boolean booleanOr(Properties p, String key) {
+    String v = p.getProperty(key, "false").trim();
+    if (!v.equals("true") && !v.equals("false")) {
+      throw new IllegalArgumentException(key + " must be true or false, not '" + v + "'");
+    }
+    return v.equals("true");
   }
 
   private static int intOr(Properties p, String key, int dflt) {

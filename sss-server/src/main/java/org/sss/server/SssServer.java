@@ -114,7 +114,7 @@ public final class SssServer implements AutoCloseable {
     }
     NodeStore store;
     try {
-      store = NodeStore.open(config.dataDir());
+      store = NodeStore.open(config.dataDir(), config.groupReadable());
     } catch (RuntimeException e) {
       lock.close();
       throw e;

@@ -45,4 +45,23 @@ class NodeConfigValidationTest {
   void repeatedKey_isRefused() throws IOException {
     assertTrue(refused("node.id=0\n").contains("'node.id' is given twice"));
   }
+
+  @Test
+  void groupRead_isTrueOrFalse_andOpensTheDataDirectoryToItsGroup() throws Exception {
+    assertTrue(refused("data.group.read=yes\n").contains("data.group.read must be true or false, not 'yes'"));
+    Path f = dir.resolve("node.properties");
+    Files.writeString(f, "cluster=cluster.properties\nnode.id=0\ndata.dir=data\ndata.group.read=true\n");
+    NodeConfig config = NodeConfig.load(f);
+    assertTrue(config.groupReadable());
+    Files.writeString(f, "cluster=cluster.properties\nnode.id=0\ndata.dir=data\n");
+    assertTrue(!NodeConfig.load(f).groupReadable(), "private by default");
+    try (org.sss.kvs.NodeStore store = org.sss.kvs.NodeStore.open(config.dataDir(), config.groupReadable())) {
+      org.junit.jupiter.api.Assertions.assertEquals("rwxr-x---", java.nio.file.attribute.PosixFilePermissions
+          .toString(Files.getPosixFilePermissions(config.dataDir())));
+    }
+    try (org.sss.kvs.NodeStore store = org.sss.kvs.NodeStore.open(config.dataDir(), false)) {
+      org.junit.jupiter.api.Assertions.assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions
+          .toString(Files.getPosixFilePermissions(config.dataDir())), "reopened private: the mode follows the node file");
+    }
+  }
 }
