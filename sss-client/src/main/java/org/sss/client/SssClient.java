@@ -116,6 +116,35 @@ public final class SssClient implements AutoCloseable {
     }
   }
 
+  /**
+   * The membership of a replicated cluster as its nodes decided it (through Raft): the view of
+   * the highest epoch among the nodes that answer. Of a cluster of one copy, a view with
+   * {@code replicated} false.
+   *
+   * @throws org.sss.core.transport.NodeUnavailableException when no node answers
+   */
+  public org.sss.core.proto.ViewAnswer view() {
+    org.sss.core.proto.ViewAnswer best = null;
+    RuntimeException last = null;
+    for (CompletableFuture<Frame<Response>> f : sendToAllNodes(
+        Request.newBuilder().setGetView(org.sss.core.proto.GetView.getDefaultInstance()))) {
+      try {
+        Frame<Response> r = NodeChannels.await(f, timeout);
+        org.sss.core.proto.ViewAnswer a = r.header().getView();
+        r.release();
+        if (best == null || a.getView().getEpoch() > best.getView().getEpoch()) {
+          best = a;
+        }
+      } catch (RuntimeException e) {
+        last = e;
+      }
+    }
+    if (best == null) {
+      throw new org.sss.core.transport.NodeUnavailableException("no node answers: " + last.getMessage(), last);
+    }
+    return best;
+  }
+
   // ---- tables ---------------------------------------------------------------------------
 
   /**

@@ -45,11 +45,15 @@ public final class SssServer implements AutoCloseable {
   private final Channel listener;
   private final EngineService engine;
   private final NodeLock lock;
+  /** This node's part in the membership of a replicated cluster; null with one copy. */
+  private final org.sss.server.membership.Membership membership;
   private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
   private final java.util.concurrent.CountDownLatch closedFully = new java.util.concurrent.CountDownLatch(1);
 
   private SssServer(NodeConfig config, NodeLock lock, NodeStore store, EngineService engine, EventLoopGroup boss,
-                    EventLoopGroup io, ExecutorService workers, Channel listener) {
+                    EventLoopGroup io, ExecutorService workers, Channel listener,
+                    org.sss.server.membership.Membership membership) {
+    this.membership = membership;
     this.config = config;
     this.lock = lock;
     this.store = store;
@@ -126,10 +130,15 @@ public final class SssServer implements AutoCloseable {
       lock.close();
       throw new IllegalStateException("node " + config.nodeId() + ": " + e.getMessage(), e);
     }
+    java.util.concurrent.atomic.AtomicReference<org.sss.server.membership.Membership> membership =
+        new java.util.concurrent.atomic.AtomicReference<>();
     KvsService kvs;
     EngineService engine;
     try {
-      kvs = new KvsService(store, config.cluster(), config.nodeId(), config.maxValueBytes());
+      kvs = new KvsService(store, config.cluster(), config.nodeId(), config.maxValueBytes(), () -> {
+        org.sss.server.membership.Membership m = membership.get();
+        return m == null ? org.sss.core.proto.ViewAnswer.getDefaultInstance() : m.answer();
+      });
       engine = new EngineService(store, config.cluster(), config.nodeId(), config.workerThreads(),
           config.maxValueBytes());
     } catch (RuntimeException e) {
@@ -181,10 +190,15 @@ public final class SssServer implements AutoCloseable {
           })
           .register().sync().channel(); // the socket is bound already: registering starts accepting
       LOG.info("node {} listening on {}:{}, data in {}", config.nodeId(), host, config.port(), config.dataDir());
-      SssServer server = new SssServer(config, lock, store, engine, boss, io, workers, ch);
+      membership.set(org.sss.server.membership.Membership.start(config.cluster(), config.nodeId(), host,
+          config.dataDir().resolve("membership")));
+      SssServer server = new SssServer(config, lock, store, engine, boss, io, workers, ch, membership.get());
       self.set(server);
       return server;
     } catch (RuntimeException | InterruptedException e) {
+      if (membership.get() != null) {
+        membership.get().close();
+      }
       boss.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       io.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       workers.shutdownNow();
@@ -249,6 +263,11 @@ public final class SssServer implements AutoCloseable {
     return config;
   }
 
+  /** This node's view of the membership (of a cluster of one copy: {@code replicated} false). */
+  public org.sss.core.proto.ViewAnswer membershipView() {
+    return membership == null ? org.sss.core.proto.ViewAnswer.getDefaultInstance() : membership.answer();
+  }
+
   public NodeStore store() {
     return store;
   }
@@ -290,6 +309,9 @@ public final class SssServer implements AutoCloseable {
       return;
     }
     listener.close().awaitUninterruptibly();
+    if (membership != null) {
+      membership.close();
+    }
     engine.close();
     io.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
     boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();

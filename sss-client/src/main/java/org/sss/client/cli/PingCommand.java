@@ -33,11 +33,24 @@ final class PingCommand implements Callable<Integer> {
           System.out.printf("%s ok (%.1f ms)%n", c.spec().node(n), (System.nanoTime() - t0) / 1e6);
         }
       }
+      if (c.spec().replication() > 1 && failed.size() < c.spec().nodeCount()) {
+        System.out.println(describe(client.view()));
+      }
     }
     if (!failed.isEmpty()) {
       throw new IllegalStateException(failed.size() == 1 ? failed.get(0)
           : failed.get(0) + "; and " + (failed.size() - 1) + " more: " + String.join("; ", failed.subList(1, failed.size())));
     }
     return 0;
+  }
+
+  /** One line: the membership as the nodes decided it. */
+  static String describe(org.sss.core.proto.ViewAnswer a) {
+    String confirmed = a.getConfirmedMillisAgo() == Long.MAX_VALUE ? "not yet confirmed by a majority"
+        : "confirmed by a majority " + a.getConfirmedMillisAgo() + " ms ago";
+    return "membership: epoch " + a.getView().getEpoch() + ", down "
+        + (a.getView().getDownCount() == 0 ? "none" : "node(s) " + a.getView().getDownList())
+        + ", leader " + (a.getLeader() < 0 ? "unknown" : "node " + a.getLeader()) + ", voters " + a.getVotersList()
+        + " (" + confirmed + ")";
   }
 }

@@ -154,7 +154,7 @@ public final class LocalProcessCluster implements SssCluster {
    * a host of its own ({@code local-i}) so that copies of a partition go to different nodes.
    */
   static ClusterSpec newSpec(int n, int partitions, int replication, String secret) throws IOException {
-    List<Integer> ports = FreePorts.pick(n);
+    List<Integer> ports = FreePorts.pick(replication > 1 ? 2 * n : n); // with copies, one more each for membership
     List<NodeAddress> addresses = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       addresses.add(new NodeAddress(i, "127.0.0.1", ports.get(i)));
@@ -165,7 +165,7 @@ public final class LocalProcessCluster implements SssCluster {
       for (int i = 0; i < n; i++) {
         hosts.add(new org.sss.core.cluster.ReplicaPlacement.Location("local-" + i, ClusterSpec.DEFAULT_RACK));
       }
-      spec = spec.withReplication(replication, hosts);
+      spec = spec.withRaftPorts(ports.subList(n, 2 * n)).withReplication(replication, hosts);
     }
     return spec;
   }

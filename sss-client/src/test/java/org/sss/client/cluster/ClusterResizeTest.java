@@ -51,8 +51,14 @@ class ClusterResizeTest {
   @Test
   void growAndRepartition_everyTableReadsBackWithItsOptions() throws Exception {
     LocalProcessCluster before = LocalProcessCluster.start(dir, 2, 16, 2, "384m");
-    fill(before.spec());
-    LocalProcessCluster after = ClusterResize.resize(dir, 3, 12, line -> { });
+    LocalProcessCluster after;
+    try {
+      fill(before.spec());
+      after = ClusterResize.resize(dir, 3, 12, line -> { });
+    } catch (Exception | Error e) {
+      LocalProcessCluster.attach(dir).stopAll(); // whichever shape runs: no server outlives the test
+      throw e;
+    }
     try {
       ClusterSpec spec = after.spec();
       assertEquals(3, spec.nodeCount());

@@ -84,6 +84,8 @@ class KillNineDuringLoadTest {
       assertTrue(enoughLoaded.await(60, TimeUnit.SECONDS), "the loader got going");
       long pid = cluster.pid(VICTIM).orElseThrow();
       cluster.kill(VICTIM);
+      // its lock is free once the kernel has torn the process down; the JVM reaps it soon after
+      ProcessHandle.of(pid).ifPresent(h -> h.onExit().orTimeout(10, TimeUnit.SECONDS).join());
       assertTrue(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) == false, "node killed");
       loader.join(TimeUnit.SECONDS.toMillis(70));
       assertFalse(loader.isAlive(), "the loader stopped");

@@ -76,7 +76,13 @@ class ReplicationTest {
       Map<Long, Long> mod = new TreeMap<>();
       rows.keySet().forEach(k -> mod.merge(k % 10, 1L, Long::sum));
 
+      try (SssClient client = SssClient.connect(spec)) {
+        awaitView(client, List.of(), "all three up");
+      }
       cluster.kill(1);
+      try (SssClient client = SssClient.connect(spec)) {
+        awaitView(client, List.of(1), "the survivors decide node 1 down");
+      }
       List<byte[]> sample = new ArrayList<>();
       for (long k = 1; k <= 300; k++) {
         sample.add(Serdes.LONG.encodeKey(k));
@@ -136,6 +142,7 @@ class ReplicationTest {
 
       cluster = LocalProcessCluster.start(dir, 0, 0, "512m"); // node 1 back
       try (SssClient client = SssClient.connect(spec)) {
+        awaitView(client, List.of(), "node 1 decided up again");
         assertEquals(rows.size(), client.count("rows"));
         assertEquals(rows, scanRows(client, ScanOptions.inKeyOrder()), "node 1 answers for its partitions again");
         assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("made-while-down")),
@@ -179,6 +186,21 @@ class ReplicationTest {
     } finally {
       cluster.stopAll();
     }
+  }
+
+  /** Waits (at most 40 s) until the nodes' decided view has exactly {@code down} down. */
+  private static void awaitView(SssClient client, List<Integer> down, String what) throws InterruptedException {
+    long end = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(40);
+    org.sss.core.proto.ViewAnswer last = null;
+    while (System.nanoTime() < end) {
+      last = client.view();
+      assertTrue(last.getReplicated(), "a two-copy cluster has a membership");
+      if (last.getView().getDownList().equals(down) && last.getLeader() >= 0) {
+        return;
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError(what + ": the view did not become down=" + down + " within 40 s: " + last);
   }
 
   private static void assertMultiGet(Map<Long, String> rows, List<byte[]> keys, List<byte[]> values) {

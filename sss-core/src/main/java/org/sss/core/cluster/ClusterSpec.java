@@ -31,13 +31,15 @@ import java.util.TreeSet;
  *   replication=2         # optional; copies of each partition (default 1)
  *   node.0.host=rack1-a   # optional; the machine a node runs on (default: its address's host)
  *   node.0.rack=rack1     # optional; its rack (default: one rack for all)
+ *   node.0.raft.port=7102 # optional; with replication, where the node's membership (Raft) listens (default: port + 1)
  * </pre>
  *
  * <p>Two copies of a partition never sit on one host ({@link ReplicaPlacement}), so
  * {@code replication=R} needs R distinct hosts.
  */
 public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, String secret, boolean tls,
-                          String tlsTrust, int replication, List<ReplicaPlacement.Location> locations) {
+                          String tlsTrust, int replication, List<ReplicaPlacement.Location> locations,
+                          List<Integer> raftPorts) {
   /** Partitions per node when a cluster is created without saying. */
   public static final int DEFAULT_PARTITIONS_PER_NODE = 8;
   /** The rack of a node whose rack the cluster file does not name. */
@@ -45,17 +47,15 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
 
   private static final Set<String> KNOWN_KEYS = Set.of("secret", "partitions", "partition.map", "tls", "tls.trust",
       "replication");
-  private static final java.util.regex.Pattern NODE_KEY = java.util.regex.Pattern.compile("node\\.(\\d+)(\\.(host|rack))?");
+  private static final java.util.regex.Pattern NODE_KEY =
+      java.util.regex.Pattern.compile("node\\.(\\d+)(\\.(host|rack|raft\\.port))?");
 
   public ClusterSpec {
     nodes = List.copyOf(nodes);
     locations = locations == null ? defaultLocations(nodes) : List.copyOf(locations);
-    if (locations.size() != nodes.size()) {
-      throw new IllegalArgumentException(locations.size() + " host and rack labels for " + nodes.size() + " nodes");
-    }
-    if (nodes.size() != partitionMap.nodes()) {
-      throw new IllegalArgumentException("partition map is for " + partitionMap.nodes()
-          + " nodes but the cluster has " + nodes.size());
+    raftPorts = raftPorts == null ? defaultRaftPorts(nodes) : List.copyOf(raftPorts);
+    if (raftPorts.size() != nodes.size()) {
+      throw new IllegalArgumentException(raftPorts.size() + " raft ports for " + nodes.size() + " nodes");
     }
     for (int i = 0; i < nodes.size(); i++) {
       if (nodes.get(i).id() != i) {
@@ -68,6 +68,36 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
           + replication);
     }
     ReplicaPlacement.place(partitionMap, locations, replication); // refuses what cannot be placed
+    Set<String> listening = new java.util.HashSet<>();
+    for (int i = 0; i < nodes.size(); i++) {
+      int rp = raftPorts.get(i);
+      if (rp < 1 || rp > 65535) {
+        throw new IllegalArgumentException("node." + i + ".raft.port must be 1..65535, not " + rp);
+      }
+      listening.add(nodes.get(i).hostPort());
+    }
+    if (replication > 1) {
+      for (int i = 0; i < nodes.size(); i++) {
+        String raft = nodes.get(i).host() + ":" + raftPorts.get(i);
+        if (!listening.add(raft)) {
+          throw new IllegalArgumentException("node." + i + "'s membership port " + raft
+              + " is an address another node or port of this cluster uses (node." + i + ".raft.port)");
+        }
+      }
+    }
+    if (locations.size() != nodes.size()) {
+      throw new IllegalArgumentException(locations.size() + " host and rack labels for " + nodes.size() + " nodes");
+    }
+    if (nodes.size() != partitionMap.nodes()) {
+      throw new IllegalArgumentException("partition map is for " + partitionMap.nodes()
+          + " nodes but the cluster has " + nodes.size());
+    }
+  }
+
+  /** A spec whose membership ports are the defaults (each node's port + 1). */
+  public ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, String secret, boolean tls, String tlsTrust,
+                     int replication, List<ReplicaPlacement.Location> locations) {
+    this(nodes, partitionMap, secret, tls, tlsTrust, replication, locations, null);
   }
 
   /** A spec with one copy of each partition. */
@@ -82,7 +112,21 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
 
   /** This spec with {@code replication} copies, on nodes at {@code locations} (null: each node's address host). */
   public ClusterSpec withReplication(int replication, List<ReplicaPlacement.Location> locations) {
-    return new ClusterSpec(nodes, partitionMap, secret, tls, tlsTrust, replication, locations);
+    return new ClusterSpec(nodes, partitionMap, secret, tls, tlsTrust, replication, locations, raftPorts);
+  }
+
+  /** This spec with each node's membership (Raft) listening on {@code ports}, in node order. */
+  public ClusterSpec withRaftPorts(List<Integer> ports) {
+    return new ClusterSpec(nodes, partitionMap, secret, tls, tlsTrust, replication, locations, ports);
+  }
+
+  /** Where node {@code id}'s membership (Raft) listens: its host, at its raft port. */
+  public NodeAddress raftAddress(int id) {
+    return new NodeAddress(id, nodes.get(id).host(), raftPorts.get(id));
+  }
+
+  private static List<Integer> defaultRaftPorts(List<NodeAddress> nodes) {
+    return nodes.stream().map(n -> n.port() + 1).toList();
   }
 
   /** Where each partition's copies are, its leader (the map's owner) first. */
@@ -210,8 +254,17 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
       }
       locations.add(new ReplicaPlacement.Location(host, rack));
     }
+    List<Integer> raftPorts = new ArrayList<>();
+    for (NodeAddress n : nodes) {
+      String key = "node." + n.id() + ".raft.port";
+      try {
+        raftPorts.add(Integer.parseInt(props.getProperty(key, Integer.toString(n.port() + 1)).trim()));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(key + " is not a number: '" + props.getProperty(key) + "'");
+      }
+    }
     return new ClusterSpec(nodes, map, props.getProperty("secret", ""), tls, props.getProperty("tls.trust"),
-        replication, locations);
+        replication, locations, raftPorts);
   }
 
   /** The properties of this spec, as {@link #fromProperties} reads them. */
@@ -232,6 +285,11 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
       for (NodeAddress n : nodes) {
         props.setProperty("node." + n.id() + ".host", locations.get(n.id()).host());
         props.setProperty("node." + n.id() + ".rack", locations.get(n.id()).rack());
+      }
+    }
+    if (!raftPorts.equals(defaultRaftPorts(nodes))) {
+      for (NodeAddress n : nodes) {
+        props.setProperty("node." + n.id() + ".raft.port", Integer.toString(raftPorts.get(n.id())));
       }
     }
     return props;

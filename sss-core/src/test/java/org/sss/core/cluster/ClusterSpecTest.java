@@ -302,9 +302,28 @@ class ClusterSpecTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ClusterSpec.fromProperties(
         props("node.0", "a:1", "node.1", "a:2", "node.2", "b:3", "replication", "3")));
     assertTrue(e.getMessage().contains("replication=3 needs 3 nodes on distinct hosts"), e.getMessage());
-    ClusterSpec labelled = ClusterSpec.fromProperties(props("node.0", "a:1", "node.1", "a:2", "node.1.host", "other",
+    ClusterSpec labelled = ClusterSpec.fromProperties(props("node.0", "a:1", "node.1", "a:3", "node.1.host", "other",
         "node.2", "b:3", "replication", "3"));
     assertEquals(3, labelled.replication(), "a label names the host when addresses do not");
+  }
+
+  @Test
+  void raftPorts_defaultToThePortAfter_canBeNamed_andMustNotTakeAnotherAddress() {
+    ClusterSpec dflt = ClusterSpec.fromProperties(props("node.0", "a:7070", "node.1", "b:7070", "replication", "2"));
+    assertEquals(new NodeAddress(1, "b", 7071), dflt.raftAddress(1));
+    ClusterSpec named = ClusterSpec.fromProperties(props("node.0", "h:7001", "node.1", "h:7002", "node.0.host", "x",
+        "node.1.host", "y", "node.0.raft.port", "8001", "node.1.raft.port", "8002", "replication", "2"));
+    assertEquals(new NodeAddress(0, "h", 8001), named.raftAddress(0));
+    assertEquals(named, ClusterSpec.fromProperties(named.toProperties()), "written and read back");
+    IllegalArgumentException taken = assertThrows(IllegalArgumentException.class, () -> ClusterSpec.fromProperties(
+        props("node.0", "h:7001", "node.1", "h:7002", "node.0.host", "x", "node.1.host", "y", "replication", "2")));
+    assertTrue(taken.getMessage().contains("node.0's membership port h:7002 is an address another node"),
+        taken.getMessage());
+    IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () -> ClusterSpec.fromProperties(
+        props("node.0", "a:1", "node.0.raft.port", "x")));
+    assertTrue(bad.getMessage().contains("node.0.raft.port is not a number: 'x'"), bad.getMessage());
+    // one copy: no membership, so the default may fall on another node's port
+    assertEquals(1, ClusterSpec.fromProperties(props("node.0", "h:7001", "node.1", "h:7002")).replication());
   }
 
   @Test

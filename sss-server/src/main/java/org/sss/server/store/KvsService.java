@@ -46,7 +46,16 @@ public final class KvsService {
   private final ReplicaPlacement placement;
   private final int answerBudget = org.sss.core.transport.Pipelines.DEFAULT_MAX_FRAME - (1 << 20);
 
+  private final java.util.function.Supplier<org.sss.core.proto.ViewAnswer> view;
+
   public KvsService(NodeStore store, ClusterSpec cluster, int nodeId, int maxValueBytes) {
+    this(store, cluster, nodeId, maxValueBytes, () -> org.sss.core.proto.ViewAnswer.getDefaultInstance());
+  }
+
+  /** {@code view}: this node's view of the membership, for {@code GetView}. */
+  public KvsService(NodeStore store, ClusterSpec cluster, int nodeId, int maxValueBytes,
+                    java.util.function.Supplier<org.sss.core.proto.ViewAnswer> view) {
+    this.view = view;
     this.store = store;
     this.partitionMap = cluster.partitionMap();
     this.placement = cluster.placement();
@@ -77,6 +86,9 @@ public final class KvsService {
               : store.create(c.getTable(), c.getOptions(), c.getIfAbsent());
         }
         return Frame.of(ok.setTable(t.info()).build());
+      }
+      case GET_VIEW -> {
+        return Frame.of(ok.setView(view.get()).build());
       }
       case DROP_TABLE -> {
         boolean dropped = store.drop(req.getDropTable().getTable(), req.getDropTable().getIfExists());

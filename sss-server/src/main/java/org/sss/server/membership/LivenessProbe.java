@@ -1,0 +1,107 @@
+package org.sss.server.membership;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.sss.core.cluster.ClusterSpec;
+import org.sss.core.proto.GetView;
+import org.sss.core.proto.Request;
+import org.sss.core.transport.Connection;
+import org.sss.core.transport.Pipelines;
+
+/**
+ * Whether each node answers on its SSS port: an authenticated request ({@code GetView}) over a
+ * connection kept open between probes. A probe never blocks its caller; a node counts as
+ * silent from its last answer (or from when probing began) until its next one. What is probed
+ * is the service clients use, not Raft's own heartbeats: a node whose store or port is gone is
+ * down for its clients whatever its Raft does.
+ */
+final class LivenessProbe implements AutoCloseable {
+  private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(1);
+
+  private final ClusterSpec spec;
+  private final int self;
+  private final io.netty.handler.ssl.SslContext tls;
+  private final CompletableFuture<Connection>[] links;
+  private final boolean[] inFlight;
+  private final boolean[] lastOk;
+  private final long[] lastAnswerNanos;
+
+  @SuppressWarnings("unchecked")
+  LivenessProbe(ClusterSpec spec, int self) {
+    this.spec = spec;
+    this.self = self;
+    this.tls = org.sss.core.transport.Tls.clientContext(spec);
+    int n = spec.nodeCount();
+    this.links = new CompletableFuture[n];
+    this.inFlight = new boolean[n];
+    this.lastOk = new boolean[n];
+    this.lastAnswerNanos = new long[n];
+    forget();
+  }
+
+  /** Counts every node as having answered now: a new leader gives each node the full time. */
+  synchronized void forget() {
+    long now = System.nanoTime();
+    java.util.Arrays.fill(lastAnswerNanos, now);
+    java.util.Arrays.fill(lastOk, false);
+  }
+
+  /** Starts a probe of every other node that has none on its way. */
+  synchronized void probeAll() {
+    for (int node = 0; node < links.length; node++) {
+      if (node != self && !inFlight[node]) {
+        inFlight[node] = true;
+        int n = node;
+        link(node).thenCompose(c -> c.call(Request.newBuilder().setGetView(GetView.getDefaultInstance()), null,
+                PROBE_TIMEOUT))
+            .orTimeout(PROBE_TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS)
+            .whenComplete((answer, failure) -> {
+              if (answer != null) {
+                answer.release();
+              }
+              answered(n, failure == null);
+            });
+      }
+    }
+  }
+
+  private synchronized void answered(int node, boolean ok) {
+    inFlight[node] = false;
+    lastOk[node] = ok;
+    if (ok) {
+      lastAnswerNanos[node] = System.nanoTime();
+    } else if (links[node] != null) {
+      CompletableFuture<Connection> broken = links[node];
+      links[node] = null; // the next probe connects afresh
+      broken.thenAccept(Connection::close);
+    }
+  }
+
+  private CompletableFuture<Connection> link(int node) {
+    if (links[node] == null || links[node].isCompletedExceptionally()
+        || links[node].isDone() && !links[node].join().isActive()) {
+      links[node] = Connection.open(spec.node(node), spec.secret(), "node-" + self + "-membership",
+          spec.partitionMap().layout(), tls, Pipelines.DEFAULT_MAX_FRAME, PROBE_TIMEOUT);
+    }
+    return links[node];
+  }
+
+  synchronized long silentMillis(int node) {
+    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastAnswerNanos[node]);
+  }
+
+  /** True when the node's last probe was answered. */
+  synchronized boolean answered(int node) {
+    return lastOk[node];
+  }
+
+  @Override
+  public synchronized void close() {
+    for (CompletableFuture<Connection> f : links) {
+      if (f != null) {
+        f.thenAccept(Connection::close);
+      }
+    }
+  }
+}

@@ -1,0 +1,139 @@
+package org.sss.server.membership;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.LifeCycle;
+import org.apache.ratis.util.MD5FileUtil;
+import org.sss.core.proto.ClusterView;
+import org.sss.core.proto.ViewChange;
+
+/**
+ * The replicated view of a cluster's membership: what Raft's log decides, applied in log order
+ * on every voter. Its entries are {@link ViewChange}s, each signed with the cluster secret
+ * ({@link SignedChanges}) and applied only when its signature holds and the view is still at
+ * the epoch it was proposed on; any other entry changes nothing. Applying is deterministic, so
+ * every voter holds the same view after the same entries.
+ *
+ * <p>Lifecycle: Ratis pauses the machine and reinitializes it when a follower installs a
+ * snapshot from the leader; {@link #pause} and {@link #reinitialize} make those transitions,
+ * which {@link BaseStateMachine} leaves as no-ops (a follower would then fail on reload).
+ */
+final class ViewStateMachine extends BaseStateMachine {
+  private final SignedChanges signatures;
+  private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+  private final Consumer<ClusterView> onChange;
+  private volatile ClusterView view = ClusterView.getDefaultInstance();
+
+  ViewStateMachine(SignedChanges signatures, Consumer<ClusterView> onChange) {
+    this.signatures = signatures;
+    this.onChange = onChange;
+  }
+
+  ClusterView view() {
+    return view;
+  }
+
+  @Override
+  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
+    getLifeCycle().startAndTransition(() -> {
+      super.initialize(server, groupId, raftStorage);
+      storage.init(raftStorage);
+      load(storage.loadLatestSnapshot());
+    });
+  }
+
+  @Override
+  public synchronized void pause() {
+    if (getLifeCycle().getCurrentState() == LifeCycle.State.RUNNING) {
+      getLifeCycle().transition(LifeCycle.State.PAUSING);
+      getLifeCycle().transition(LifeCycle.State.PAUSED);
+    }
+  }
+
+  @Override
+  public synchronized void reinitialize() throws IOException {
+    load(storage.loadLatestSnapshot());
+    if (getLifeCycle().getCurrentState() == LifeCycle.State.PAUSED) {
+      getLifeCycle().transition(LifeCycle.State.STARTING);
+      getLifeCycle().transition(LifeCycle.State.RUNNING);
+    }
+  }
+
+  @Override
+  public SimpleStateMachineStorage getStateMachineStorage() {
+    return storage;
+  }
+
+  @Override
+  public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+    LogEntryProto entry = trx.getLogEntry();
+    byte[] data = entry.getStateMachineLogEntry().getLogData().toByteArray();
+    ClusterView next;
+    synchronized (this) {
+      next = apply(view, signatures.open(data));
+      view = next;
+      updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+    }
+    onChange.accept(next);
+    return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(next.toByteArray())));
+  }
+
+  /**
+   * The view after {@code change}: moved on by one epoch when the change was proposed on this
+   * view and changes something; else the same view. A null change (a bad signature) changes nothing.
+   */
+  static ClusterView apply(ClusterView view, ViewChange change) {
+    if (change == null || change.getExpectEpoch() != view.getEpoch()) {
+      return view;
+    }
+    TreeSet<Integer> down = new TreeSet<>(view.getDownList());
+    boolean changed = switch (change.getChangeCase()) {
+      case MARK_DOWN -> down.add(change.getMarkDown());
+      case MARK_UP -> down.remove(change.getMarkUp());
+      default -> false;
+    };
+    if (!changed) {
+      return view;
+    }
+    return ClusterView.newBuilder().setEpoch(view.getEpoch() + 1).addAllDown(down).build();
+  }
+
+  @Override
+  public CompletableFuture<Message> query(Message request) {
+    return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(view.toByteArray())));
+  }
+
+  @Override
+  public synchronized long takeSnapshot() throws IOException {
+    TermIndex last = getLastAppliedTermIndex();
+    File f = storage.getSnapshotFile(last.getTerm(), last.getIndex());
+    Files.write(f.toPath(), view.toByteArray());
+    storage.updateLatestSnapshot(new SingleFileSnapshotInfo(
+        new FileInfo(f.toPath(), MD5FileUtil.computeAndSaveMd5ForFile(f)), last));
+    return last.getIndex();
+  }
+
+  private synchronized void load(SingleFileSnapshotInfo snapshot) throws IOException {
+    if (snapshot == null || !Files.exists(snapshot.getFile().getPath())) {
+      return;
+    }
+    view = ClusterView.parseFrom(Files.readAllBytes(snapshot.getFile().getPath()));
+    updateLastAppliedTermIndex(snapshot.getTermIndex());
+  }
+}

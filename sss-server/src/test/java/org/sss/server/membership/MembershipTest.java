@@ -1,0 +1,124 @@
+package org.sss.server.membership;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.TimeDuration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sss.core.cluster.ClusterSpec;
+import org.sss.core.cluster.PartitionMap;
+import org.sss.core.cluster.ReplicaPlacement;
+import org.sss.core.proto.ViewAnswer;
+import org.sss.core.proto.ViewChange;
+import org.sss.server.EmbeddedServers;
+import org.sss.server.NodeConfig;
+import org.sss.server.NodeListener;
+import org.sss.server.SssServer;
+
+/**
+ * Three servers of a two-copy cluster in this JVM, each with its Raft member (real sockets,
+ * real Raft): they agree on one view; a node closed is decided down by the others and a
+ * new leader among them; entries not signed with the cluster's secret change nothing.
+ */
+class MembershipTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void nodesAgree_aNodeGoneIsDecidedDown_andStrangersDecideNothing() throws Exception {
+    List<NodeListener> sockets = EmbeddedServers.bindAll(3, "127.0.0.1");
+    List<Integer> raftPorts = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      try (ServerSocket s = new ServerSocket(0)) {
+        raftPorts.add(s.getLocalPort());
+      }
+    }
+    List<ReplicaPlacement.Location> hosts = List.of(new ReplicaPlacement.Location("a", "r"),
+        new ReplicaPlacement.Location("b", "r"), new ReplicaPlacement.Location("c", "r"));
+    ClusterSpec spec = new ClusterSpec(EmbeddedServers.addresses(sockets, "127.0.0.1"), PartitionMap.roundRobin(12, 3),
+        "membership-secret", false, null, 2, hosts, raftPorts);
+    List<SssServer> servers = EmbeddedServers.startAll(sockets, i -> NodeConfig.of(spec, i, dir.resolve("node-" + i)));
+    boolean[] closed = new boolean[3];
+    try {
+      List<ViewAnswer> agreed = await(servers, closed, v -> v.getLeader() >= 0 && v.getView().getDownCount() == 0
+          && v.getConfirmedMillisAgo() < 2_000, Duration.ofSeconds(40));
+      long epoch = agreed.get(0).getView().getEpoch();
+      int leader = agreed.get(0).getLeader();
+      assertEquals(List.of(0, 1, 2), agreed.get(0).getVotersList());
+
+      // entries a stranger writes to the members' log: unsigned, or signed with another secret
+      try (RaftClient stranger = strangerClient(spec)) {
+        ViewChange down = ViewChange.newBuilder().setExpectEpoch(epoch).setMarkDown(leader == 2 ? 1 : 2).build();
+        assertTrue(stranger.io().send(Message.valueOf(ByteString.copyFrom(down.toByteArray()))).isSuccess());
+        assertTrue(stranger.io().send(Message.valueOf(ByteString.copyFrom(new SignedChanges("guess").sign(down))))
+            .isSuccess());
+      }
+      Thread.sleep(2 * Membership.REFRESH_MILLIS);
+      for (int i = 0; i < 3; i++) {
+        assertEquals(0, servers.get(i).membershipView().getView().getDownCount(), "node " + i + ": a stranger decided");
+      }
+
+      servers.get(leader).close();
+      closed[leader] = true;
+      List<ViewAnswer> after = await(servers, closed, v -> v.getView().getDownList().equals(List.of(leader))
+          && v.getLeader() >= 0 && v.getLeader() != leader, Duration.ofSeconds(40));
+      assertTrue(after.get(0).getView().getEpoch() > epoch);
+    } finally {
+      for (int i = 0; i < 3; i++) {
+        if (!closed[i]) {
+          servers.get(i).close();
+        }
+      }
+    }
+  }
+
+  /** Waits until every open server's view meets {@code wanted} and all have one epoch; returns them. */
+  private static List<ViewAnswer> await(List<SssServer> servers, boolean[] closed, Predicate<ViewAnswer> wanted,
+                                        Duration within) throws InterruptedException {
+    long end = System.nanoTime() + within.toNanos();
+    List<ViewAnswer> views = new ArrayList<>();
+    while (System.nanoTime() < end) {
+      views.clear();
+      for (int i = 0; i < servers.size(); i++) {
+        if (!closed[i]) {
+          views.add(servers.get(i).membershipView());
+        }
+      }
+      boolean oneEpoch = views.stream().map(v -> v.getView().getEpoch()).distinct().count() == 1;
+      if (oneEpoch && views.stream().allMatch(wanted)) {
+        return List.copyOf(views);
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("the views did not settle within " + within + ": " + views);
+  }
+
+  private static RaftClient strangerClient(ClusterSpec spec) {
+    List<RaftPeer> peers = new ArrayList<>();
+    for (int v : Membership.voters(spec.nodeCount())) {
+      peers.add(RaftPeer.newBuilder().setId("node" + v).setAddress(spec.raftAddress(v).hostPort()).build());
+    }
+    RaftProperties p = new RaftProperties();
+    RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+    return RaftClient.newBuilder().setProperties(p).setRaftGroup(RaftGroup.valueOf(Membership.groupId(spec), peers))
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(5, TimeDuration.valueOf(200,
+            TimeUnit.MILLISECONDS))).build();
+  }
+}

@@ -1,0 +1,60 @@
+package org.sss.server.membership;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.sss.core.proto.ClusterView;
+import org.sss.core.proto.ViewChange;
+
+/** The decisions the members' log applies, and the signatures that keep strangers out of it. */
+class ViewStateMachineTest {
+  private static ViewChange down(long epoch, int node) {
+    return ViewChange.newBuilder().setExpectEpoch(epoch).setMarkDown(node).build();
+  }
+
+  private static ViewChange up(long epoch, int node) {
+    return ViewChange.newBuilder().setExpectEpoch(epoch).setMarkUp(node).build();
+  }
+
+  @Test
+  void changes_applyOnlyOnTheEpochTheyWereProposedOn_andOnlyWhenTheyChangeSomething() {
+    ClusterView v0 = ClusterView.getDefaultInstance();
+    ClusterView v1 = ViewStateMachine.apply(v0, down(0, 2));
+    assertEquals(ClusterView.newBuilder().setEpoch(1).addDown(2).build(), v1);
+    assertEquals(v1, ViewStateMachine.apply(v1, down(0, 1)), "proposed on an old view: dropped");
+    assertEquals(v1, ViewStateMachine.apply(v1, down(1, 2)), "down already: nothing to decide");
+    assertEquals(v1, ViewStateMachine.apply(v1, up(1, 0)), "up already: nothing to decide");
+    ClusterView v2 = ViewStateMachine.apply(v1, down(1, 0));
+    assertEquals(List.of(0, 2), v2.getDownList(), "kept in order");
+    ClusterView v3 = ViewStateMachine.apply(v2, up(2, 2));
+    assertEquals(ClusterView.newBuilder().setEpoch(3).addDown(0).build(), v3);
+    assertEquals(v3, ViewStateMachine.apply(v3, null), "an entry that is not a signed change: nothing");
+    assertEquals(v3, ViewStateMachine.apply(v3, ViewChange.newBuilder().setExpectEpoch(3).build()), "no change named");
+  }
+
+  @Test
+  void signatures_openOnlyWithTheSameSecret_andUntouched() {
+    SignedChanges ours = new SignedChanges("s3cret");
+    byte[] entry = ours.sign(down(4, 1));
+    assertEquals(down(4, 1), ours.open(entry));
+    assertNull(new SignedChanges("other").open(entry), "another cluster's secret");
+    byte[] tampered = entry.clone();
+    tampered[1] ^= 1;
+    assertNull(ours.open(tampered), "a changed byte");
+    assertNull(ours.open(down(4, 1).toByteArray()), "unsigned");
+    assertNull(ours.open(new byte[3]), "too short to hold a signature");
+    assertArrayEquals(entry, ours.sign(down(4, 1)), "deterministic: every voter checks the same bytes");
+  }
+
+  @Test
+  void voters_areAnOddNumberOfTheFirstNodes_atMostFive() {
+    assertEquals(List.of(0), Membership.voters(2));
+    assertEquals(List.of(0, 1, 2), Membership.voters(3));
+    assertEquals(List.of(0, 1, 2), Membership.voters(4));
+    assertEquals(List.of(0, 1, 2, 3, 4), Membership.voters(5));
+    assertEquals(List.of(0, 1, 2, 3, 4), Membership.voters(40));
+  }
+}
