@@ -153,22 +153,26 @@ public final class SssServer implements AutoCloseable {
     EventLoopGroup io = new NioEventLoopGroup(2, new DefaultThreadFactory("sss-node" + config.nodeId() + "-io", true));
     String secret = config.cluster().secret();
     String layout = config.cluster().partitionMap().layout();
-    java.util.concurrent.atomic.AtomicReference<SssServer> self = new java.util.concurrent.atomic.AtomicReference<>();
+    // a StopNode can arrive between the listener's start and the server's construction: it waits
+    java.util.concurrent.CompletableFuture<SssServer> self = new java.util.concurrent.CompletableFuture<>();
     ConnectionHandler.NodeStopper stopRequested = new ConnectionHandler.NodeStopper() {
       @Override
       public int stopAcceptingAndFlush() {
-        return self.get().stopAcceptingAndFlush();
+        return self.join().stopAcceptingAndFlush();
       }
 
       @Override
       public void closeSoon() {
-        Thread closer = new Thread(self.get()::close, "sss-stop");
+        Thread closer = new Thread(self.join()::close, "sss-stop");
         closer.start(); // not a daemon: the process ends once it is done
       }
     };
     java.nio.channels.ServerSocketChannel[] socket = {null};
     Unauthenticated unauthenticated = new Unauthenticated(Unauthenticated.DEFAULT_MAX);
     try {
+      // before the node accepts a connection: a request must never find the node half made
+      membership.set(org.sss.server.membership.Membership.start(config.cluster(), config.nodeId(), host,
+          config.dataDir().resolve("membership")));
       socket[0] = (bound != null ? bound : bind(config)).take();
       Channel ch = new ServerBootstrap()
           .group(boss, io)
@@ -190,12 +194,11 @@ public final class SssServer implements AutoCloseable {
           })
           .register().sync().channel(); // the socket is bound already: registering starts accepting
       LOG.info("node {} listening on {}:{}, data in {}", config.nodeId(), host, config.port(), config.dataDir());
-      membership.set(org.sss.server.membership.Membership.start(config.cluster(), config.nodeId(), host,
-          config.dataDir().resolve("membership")));
       SssServer server = new SssServer(config, lock, store, engine, boss, io, workers, ch, membership.get());
-      self.set(server);
+      self.complete(server);
       return server;
     } catch (RuntimeException | InterruptedException e) {
+      self.completeExceptionally(e); // a StopNode that waited gets its failure
       if (membership.get() != null) {
         membership.get().close();
       }

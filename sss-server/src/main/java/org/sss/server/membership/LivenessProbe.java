@@ -71,11 +71,10 @@ final class LivenessProbe implements AutoCloseable {
     lastOk[node] = ok;
     if (ok) {
       lastAnswerNanos[node] = System.nanoTime();
-    } else if (links[node] != null) {
-      CompletableFuture<Connection> broken = links[node];
-      links[node] = null; // the next probe connects afresh
-      broken.thenAccept(Connection::close);
     }
+    // a link that failed or broke is opened afresh by the next probe (link()); one still
+    // connecting is left to finish: on a loaded machine a handshake may take longer than a
+    // probe's wait, and cutting it off each time would never let one through
   }
 
   private CompletableFuture<Connection> link(int node) {
