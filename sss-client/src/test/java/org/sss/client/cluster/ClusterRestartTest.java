@@ -125,7 +125,7 @@ class ClusterRestartTest {
         assertTrue(cluster.answers(n));
         String config = dir.resolve("node-" + n + "/node.properties").toString();
         long servers = ProcessHandle.allProcesses()
-            .filter(h -> h.info().commandLine().orElse("").contains(config))
+            .filter(h -> CommandLines.of(h).contains(config))
             .count();
         assertEquals(1, servers, "node " + n + " runs in exactly one process");
       }

@@ -111,7 +111,7 @@ class ClusterStartEdgesTest {
     String config = dir.resolve("node-0/node.properties").toString();
     Thread.sleep(500);
     long left = ProcessHandle.allProcesses().filter(ProcessHandle::isAlive)
-        .filter(h -> h.info().commandLine().orElse("").contains(config)).count();
+        .filter(h -> CommandLines.of(h).contains(config)).count();
     assertEquals(0, left, "node 0, launched by the failed start, was stopped");
     assertTrue(!new NodeLockProbe(dir.resolve("node-0/data")).held());
   }
