@@ -83,12 +83,20 @@ final class ClusterCommand {
         description = "partitions (default: 8 per node)")
     int partitions;
 
+    @Option(names = "--undo", description = "end a resize whose process died: put the old cluster back (or finish"
+        + " one that had completed)")
+    boolean undo;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
       SssCommand.refuseClusterFile(spec, "the cluster is the one in --dir");
+      if (undo) {
+        System.out.println(org.sss.client.cluster.ClusterResize.undo(dir, line -> System.out.println(line)));
+        return 0;
+      }
       if (nodes < 0 || partitions < 0) {
         throw new IllegalArgumentException("--nodes and --partitions must be positive");
       }

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,6 +23,9 @@ import org.sss.client.SssClient;
 import org.sss.client.TableScan;
 import org.sss.core.api.Pair;
 import org.sss.core.cluster.ClusterSpec;
+import org.sss.core.cluster.JobTables;
+import org.sss.core.cluster.NodeAddress;
+import org.sss.core.cluster.PartitionMap;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.keys.StoredKeys;
 import org.sss.core.proto.TableInfo;
@@ -35,22 +39,32 @@ import org.sss.core.proto.TableOptions;
  *
  * <h2>How</h2>
  * <ol>
- *   <li>Every table is read whole, through the client, into a staging directory beside the
- *       nodes ({@code DIR/resize-staging}), with its options; the exact count of each is kept.
- *   <li>The cluster stops (every table flushed), its node directories and cluster file move to
- *       {@code DIR/resize-old}, and a cluster of the new shape starts in {@code DIR} with the same
- *       secret, replication and heap.
- *   <li>Every table is created with its options and written back; each must count what it
- *       counted before.
- *   <li>Only then are the old directories and the staging removed. A failure before that puts
- *       the old cluster back as it was (the new one is stopped and removed) and says so.
+ *   <li>The new shape is checked (partitions, the machine's memory) and every node must answer.
+ *   <li><b>Staging.</b> The cluster stops (every table flushed) and starts again on ports and a
+ *       secret of its own, which no client knows: nothing can write while it is read. Every table
+ *       is read whole into {@code DIR/resize-staging}, with its options and exact count; then it
+ *       stops.
+ *   <li><b>Switched.</b> Its node directories and cluster file move to {@code DIR/resize-old}; a
+ *       cluster of the new shape starts in {@code DIR} (the same secret, replication and heap);
+ *       every table is created and written back, and must count what it counted before.
+ *   <li><b>Done.</b> The new cluster stops (flushing every table, so that a table without a WAL
+ *       is on disk before the old copy goes) and starts again; the old directories and the
+ *       staging are removed.
  * </ol>
- * It needs free disk for a copy of the data, and every node up. Multi-valued tables keep every
- * value of each key (the copies get new uniquifiers, so values of a key may list in another order).
+ * Each step is written to {@code DIR/resize.journal} before it begins. A failure, or Ctrl-C,
+ * before the end puts the old cluster back and says so; if the resizing process itself dies,
+ * the journal stays: {@code cluster start} refuses the directory, naming
+ * {@code cluster resize --dir DIR --undo}, which puts the old cluster back (or, when the new one
+ * was complete, finishes the clean-up). It needs free disk for one more copy of the data.
+ * Multi-valued tables keep every value of each key (the copies get new uniquifiers, so the values
+ * of a key may list in another order).
  */
 public final class ClusterResize {
-  private static final String STAGING = "resize-staging";
-  private static final String OLD = "resize-old";
+  static final String STAGING = "resize-staging";
+  static final String OLD = "resize-old";
+  static final String JOURNAL = "resize.journal";
+
+  private enum Phase { STAGING, SWITCHED, DONE }
 
   private final Path dir;
   private final Consumer<String> progress;
@@ -80,7 +94,41 @@ public final class ClusterResize {
     return new ClusterResize(dir, progress, beforeRestore).run(nodes, partitions);
   }
 
+  /**
+   * Ends a resize whose process died, from its journal: puts the old cluster back and starts it,
+   * or, when the new cluster was complete, removes what the old one left. Returns what it did.
+   */
+  public static String undo(Path dir, Consumer<String> progress) throws IOException {
+    Phase phase = readJournal(dir);
+    if (phase == null) {
+      throw new IllegalArgumentException(dir + " has no unfinished resize (no " + JOURNAL + ")");
+    }
+    ClusterResize r = new ClusterResize(dir, progress, c -> { });
+    if (phase == Phase.DONE) {
+      r.finish();
+      return "the resize had finished: its leftovers are removed; the new cluster stays";
+    }
+    ClusterSpec old = ClusterSpec.load(dir.resolve(OLD).resolve("cluster.properties"));
+    r.putBack(old, phase);
+    return "the old cluster is back, running";
+  }
+
+  /** Refuses to start a cluster whose resize did not finish. */
+  static void refuseUnfinished(Path dir) {
+    if (Files.exists(dir.resolve(JOURNAL))) {
+      throw new IllegalStateException(dir + ": a resize of this cluster did not finish (" + dir.resolve(JOURNAL)
+          + "); bin/sss cluster resize --dir " + dir + " --undo puts the old cluster back, or completes a"
+          + " resize that had finished");
+    }
+  }
+
   private LocalProcessCluster run(int nodes, int partitions) throws IOException {
+    refuseUnfinished(dir);
+    for (Path leftover : List.of(dir.resolve(STAGING), dir.resolve(OLD))) {
+      if (Files.exists(leftover)) {
+        throw new IllegalArgumentException(leftover + " exists: it is not this tool's to remove; move it elsewhere");
+      }
+    }
     LocalProcessCluster old = LocalProcessCluster.attach(dir);
     ClusterSpec was = old.spec();
     int n = nodes > 0 ? nodes : was.nodeCount();
@@ -96,66 +144,105 @@ public final class ClusterResize {
       throw new IllegalArgumentException("the cluster keeps " + was.replication() + " copies of each partition;"
           + " " + n + " nodes cannot hold them");
     }
-    for (Path leftover : List.of(dir.resolve(STAGING), dir.resolve(OLD))) {
-      if (Files.exists(leftover)) {
-        throw new IllegalArgumentException(leftover + " exists: an earlier resize did not finish; see what it"
-            + " said, and move it away");
-      }
-    }
+    PartitionMap.roundRobin(p, n); // refuses a shape it cannot map, before anything changes
     String heap = rememberedHeap();
-    Map<String, Staged> staged;
+    MachineLimits.checkProcesses(n, MachineLimits.bytesOf(heap == null ? LocalProcessCluster.DEFAULT_HEAP : heap),
+        heap == null ? LocalProcessCluster.DEFAULT_HEAP : heap);
+    try (SssClient client = SssClient.connect(was)) {
+      client.ping();
+      checkTables(client.listTables());
+    }
+
+    Files.createDirectories(dir.resolve(OLD));
+    Files.copy(dir.resolve("cluster.properties"), dir.resolve(OLD).resolve("cluster.properties"));
+    writeJournal(Phase.STAGING);
+    Thread onInterrupt = new Thread(() -> {
+      System.err.println("resize interrupted: putting the old cluster back");
+      try {
+        putBack(was, readJournal(dir));
+        System.err.println("the old cluster is back, running");
+      } catch (IOException | RuntimeException e) {
+        System.err.println("could not put the old cluster back (" + e.getMessage() + "): run bin/sss cluster resize"
+            + " --dir " + dir + " --undo");
+      }
+    }, "sss-resize-undo");
+    Runtime.getRuntime().addShutdownHook(onInterrupt);
+    LocalProcessCluster resized;
     try {
-      staged = stage(was);
-    } catch (IOException | RuntimeException e) {
-      deleteTree(dir.resolve(STAGING));
-      throw e;
-    }
-    progress.accept("stopping the cluster of " + was.nodeCount() + " nodes");
-    List<String> stopped = old.stop();
-    if (stopped.stream().anyMatch(line -> line.contains("NOT STOPPED"))) {
-      deleteTree(dir.resolve(STAGING));
-      throw new IllegalStateException("cannot stop every node, nothing was changed: " + String.join("; ", stopped));
-    }
-    Path oldDir = dir.resolve(OLD);
-    Files.createDirectories(oldDir);
-    for (int i = 0; i < was.nodeCount(); i++) {
-      Files.move(dir.resolve("node-" + i), oldDir.resolve("node-" + i));
-    }
-    Files.move(dir.resolve("cluster.properties"), oldDir.resolve("cluster.properties"));
-    LocalProcessCluster resized = null;
-    try {
+      Map<String, Staged> staged = stage(old, was);
+      writeJournal(Phase.SWITCHED);
+      Path oldDir = dir.resolve(OLD);
+      for (int i = 0; i < was.nodeCount(); i++) {
+        Files.move(dir.resolve("node-" + i), oldDir.resolve("node-" + i));
+      }
       resized = startResized(was, n, p, heap);
       beforeRestore.accept(resized);
       restore(resized, staged);
-    } catch (IOException | RuntimeException e) {
-      rollBack(resized, was, e);
-      throw e;
+      progress.accept("flushing the new cluster");
+      resized.stopAll(); // every table flushed: those without a WAL too
+      resized = LocalProcessCluster.start(dir, 0, 0, 0, null, true);
+      writeJournal(Phase.DONE);
+    } catch (IOException | RuntimeException | Error e) {
+      String outcome;
+      try {
+        putBack(was, readJournal(dir));
+        outcome = "the resize was undone: the old cluster runs again, as it was";
+      } catch (IOException | RuntimeException undo) {
+        outcome = "the resize could not be undone (" + undo.getMessage() + "): run bin/sss cluster resize --dir "
+            + dir + " --undo";
+      }
+      removeHook(onInterrupt);
+      throw new IllegalStateException("resize failed: " + e.getMessage() + "; " + outcome, e);
     }
-    deleteTree(oldDir);
-    deleteTree(dir.resolve(STAGING));
-    progress.accept("resized: " + n + " nodes, " + p + " partitions, " + staged.size() + " table(s)");
+    removeHook(onInterrupt);
+    finish();
+    progress.accept("resized: " + n + " nodes, " + p + " partitions");
     return resized;
+  }
+
+  private static void removeHook(Thread hook) {
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException shuttingDown) {
+      // the hook runs
+    }
+  }
+
+  private static void checkTables(List<TableInfo> tables) {
+    for (TableInfo t : tables) {
+      if (t.getName().startsWith(JobTables.PREFIX)) {
+        throw new IllegalStateException("a job is running (its table '" + t.getName() + "' exists): resize when"
+            + " none runs; nothing was changed");
+      }
+      if (t.getMissingOnCount() > 0) {
+        throw new IllegalStateException("table '" + t.getName() + "' is incomplete (missing on nodes "
+            + t.getMissingOnList() + "): drop it first; nothing was changed");
+      }
+    }
   }
 
   /** A table read into the staging directory: its options, its file and its exact count. */
   private record Staged(TableOptions options, Path file, long pairs) {}
 
-  private Map<String, Staged> stage(ClusterSpec spec) throws IOException {
+  /**
+   * Stops the cluster, starts it again where no client can reach it (new ports and secret, the
+   * same layout), reads every table into the staging directory and stops it.
+   */
+  private Map<String, Staged> stage(LocalProcessCluster old, ClusterSpec was) throws IOException {
+    progress.accept("stopping the cluster of " + was.nodeCount() + " nodes");
+    stopOrFail(old);
+    ClusterSpec fresh = LocalProcessCluster.newSpec(was.nodeCount(), was.partitionMap().partitions(),
+        was.replication(), org.sss.core.transport.Auth.randomSecret());
+    ClusterSpec hidden = new ClusterSpec(fresh.nodes(), was.partitionMap(), fresh.secret(), false, null,
+        was.replication(), was.locations(), fresh.raftPorts());
+    hidden.save(dir.resolve("cluster.properties"));
+    progress.accept("reading every table, with the cluster on ports no client knows");
+    LocalProcessCluster quiet = LocalProcessCluster.start(dir, 0, 0, 0, null, true);
     Path staging = Files.createDirectories(dir.resolve(STAGING));
     Map<String, Staged> out = new LinkedHashMap<>();
-    try (SssClient client = SssClient.connect(spec)) {
-      client.ping();
+    try (SssClient client = SssClient.connect(hidden)) {
       List<TableInfo> tables = client.listTables();
-      for (TableInfo t : tables) {
-        if (t.getName().startsWith("sss-")) {
-          throw new IllegalStateException("a job is running (its table '" + t.getName() + "' exists): resize when"
-              + " none runs; nothing was changed");
-        }
-        if (t.getMissingOnCount() > 0) {
-          throw new IllegalStateException("table '" + t.getName() + "' is incomplete (missing on nodes "
-              + t.getMissingOnList() + "): drop it first; nothing was changed");
-        }
-      }
+      checkTables(tables);
       int i = 0;
       for (TableInfo t : tables) {
         Path file = staging.resolve("table-" + (i++) + ".pairs");
@@ -172,21 +259,32 @@ public final class ClusterResize {
         }
         long counted = client.count(t.getName());
         if (counted != pairs) {
-          throw new IllegalStateException("table '" + t.getName() + "' changed while it was read (" + pairs
-              + " pairs read, " + counted + " counted): resize when nothing writes; nothing was changed");
+          throw new IllegalStateException("table '" + t.getName() + "': " + pairs + " pairs read, " + counted
+              + " counted");
         }
         out.put(t.getName(), new Staged(t.getOptions(), file, pairs));
         progress.accept("read " + t.getName() + ": " + pairs + " pairs");
       }
+    } finally {
+      stopOrFail(quiet);
     }
     return out;
+  }
+
+  private static void stopOrFail(LocalProcessCluster cluster) {
+    List<String> report = cluster.stop();
+    List<String> failed = report.stream().filter(line -> line.contains("NOT STOPPED")).toList();
+    if (!failed.isEmpty()) {
+      throw new IllegalStateException("cannot stop every node: " + String.join("; ", failed));
+    }
   }
 
   private LocalProcessCluster startResized(ClusterSpec was, int n, int p, String heap) throws IOException {
     ClusterSpec spec = LocalProcessCluster.newSpec(n, p, was.replication(), was.secret());
     spec.save(dir.resolve("cluster.properties"));
     progress.accept("starting " + n + " nodes with " + p + " partitions");
-    return LocalProcessCluster.start(dir, 0, 0, 0, heap);
+    LocalProcessCluster started = LocalProcessCluster.start(dir, 0, 0, 0, heap, true);
+    return started;
   }
 
   private void restore(LocalProcessCluster resized, Map<String, Staged> staged) throws IOException {
@@ -217,35 +315,70 @@ public final class ClusterResize {
     }
   }
 
-  /** Stops and removes the new cluster, and puts the old one back and starts it. */
-  private void rollBack(LocalProcessCluster resized, ClusterSpec was, Exception cause) {
-    try {
-      if (resized != null) {
-        resized.stop();
-      } else if (Files.exists(dir.resolve("cluster.properties"))) {
-        LocalProcessCluster.attach(dir).stop(); // a start that failed part way stops its own nodes; this is for certain
-      }
+  /**
+   * Stops whatever runs in the directory and puts the old cluster back as {@code phase} left it:
+   * its node directories (when they had moved) and its cluster file; then starts it.
+   */
+  private synchronized void putBack(ClusterSpec was, Phase phase) throws IOException {
+    if (phase == null) {
+      return; // put back already
+    }
+    if (Files.exists(dir.resolve("cluster.properties"))) {
+      stopOrFail(LocalProcessCluster.attach(dir));
+    }
+    Path oldDir = dir.resolve(OLD);
+    if (phase != Phase.STAGING) {
       try (Stream<Path> files = Files.list(dir)) {
         for (Path f : files.toList()) {
           String name = f.getFileName().toString();
-          if (name.startsWith("node-") || name.equals("cluster.properties")) {
-            deleteTree(f);
+          if (name.startsWith("node-") && Files.exists(oldDir.resolve(name))) {
+            deleteTree(f); // a new node whose old namesake waits to come back
+          } else if (name.startsWith("node-") && Integer.parseInt(name.substring(5)) >= was.nodeCount()) {
+            deleteTree(f); // a node the old cluster did not have
           }
         }
       }
-      Path oldDir = dir.resolve(OLD);
       for (int i = 0; i < was.nodeCount(); i++) {
-        Files.move(oldDir.resolve("node-" + i), dir.resolve("node-" + i));
+        if (Files.exists(oldDir.resolve("node-" + i))) {
+          Files.move(oldDir.resolve("node-" + i), dir.resolve("node-" + i));
+        }
       }
-      Files.move(oldDir.resolve("cluster.properties"), dir.resolve("cluster.properties"));
-      deleteTree(oldDir);
-      deleteTree(dir.resolve(STAGING));
-      LocalProcessCluster.start(dir, 0, 0, 0, null);
-      cause.addSuppressed(new IllegalStateException("the resize was undone: the old cluster runs again"));
-    } catch (IOException | RuntimeException undo) {
-      cause.addSuppressed(new IllegalStateException("the resize could not be undone (" + undo.getMessage() + "): the"
-          + " old cluster's nodes and file are in " + dir.resolve(OLD) + ", its tables in " + dir.resolve(STAGING)));
     }
+    Files.copy(oldDir.resolve("cluster.properties"), dir.resolve("cluster.properties"),
+        StandardCopyOption.REPLACE_EXISTING);
+    deleteTree(dir.resolve(STAGING));
+    deleteTree(oldDir);
+    Files.deleteIfExists(dir.resolve(JOURNAL));
+    LocalProcessCluster.start(dir, 0, 0, 0, null, true);
+  }
+
+  /** Removes what the old cluster and the staging left, once the new cluster is complete and on disk. */
+  private void finish() throws IOException {
+    deleteTree(dir.resolve(OLD));
+    deleteTree(dir.resolve(STAGING));
+    Files.deleteIfExists(dir.resolve(JOURNAL));
+  }
+
+  private void writeJournal(Phase phase) throws IOException {
+    String text = "# a resize of this cluster is under way; if this file outlives it, run\n"
+        + "#   bin/sss cluster resize --dir " + dir + " --undo\n"
+        + "phase=" + phase.name() + "\n";
+    Path tmp = dir.resolve(JOURNAL + ".tmp");
+    Files.writeString(tmp, text, StandardCharsets.UTF_8);
+    Files.move(tmp, dir.resolve(JOURNAL), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  private static Phase readJournal(Path dir) throws IOException {
+    Path file = dir.resolve(JOURNAL);
+    if (!Files.exists(file)) {
+      return null;
+    }
+    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+      if (line.startsWith("phase=")) {
+        return Phase.valueOf(line.substring("phase=".length()).trim());
+      }
+    }
+    throw new IllegalStateException(file + " names no phase");
   }
 
   private String rememberedHeap() throws IOException {

@@ -53,7 +53,7 @@ public final class LocalProcessCluster implements SssCluster {
   private static final String SERVER_MAIN = "org.sss.server.ServerMain";
   private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
   private static final Duration TERM_GRACE = NodeControl.TERM_GRACE;
-  private static final String DEFAULT_HEAP = "1g";
+  static final String DEFAULT_HEAP = "1g";
 
   private final Path dir;
   private final ClusterSpec spec;
@@ -84,6 +84,15 @@ public final class LocalProcessCluster implements SssCluster {
    */
   public static LocalProcessCluster start(Path dir, int nodes, int partitions, int replication, String heap)
       throws IOException {
+    return start(dir, nodes, partitions, replication, heap, false);
+  }
+
+  /** {@code byResize}: started by {@link ClusterResize}, which alone may start a directory it is resizing. */
+  static LocalProcessCluster start(Path dir, int nodes, int partitions, int replication, String heap,
+                                   boolean byResize) throws IOException {
+    if (!byResize) {
+      ClusterResize.refuseUnfinished(dir);
+    }
     Path clusterFile = dir.resolve("cluster.properties");
     ClusterSpec spec;
     if (Files.exists(clusterFile)) {

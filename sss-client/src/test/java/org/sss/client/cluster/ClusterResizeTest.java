@@ -50,20 +50,44 @@ class ClusterResizeTest {
 
   @Test
   void growAndRepartition_everyTableReadsBackWithItsOptions() throws Exception {
-    LocalProcessCluster before = LocalProcessCluster.start(dir, 2, 16, 2, "384m");
+    LocalProcessCluster before = LocalProcessCluster.start(dir, 2, 16, 1, "384m");
     LocalProcessCluster after;
+    // a client that writes all along: what it was told was written must be there afterwards
+    java.util.Set<Long> acknowledged = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+    Thread writer = new Thread(() -> {
+      try (SssClient client = SssClient.connect(before.spec())) {
+        for (long k = 1_000_000; !stop.get(); k++) {
+          try {
+            client.put("text", PairTypes.of(TEXT), Serdes.LONG.encodeKey(k), Serdes.STRING.encodeValue("late " + k));
+            acknowledged.add(k);
+          } catch (RuntimeException refused) {
+            Thread.onSpinWait(); // the cluster is stopped or elsewhere: not acknowledged, so not owed
+          }
+        }
+      }
+    }, "writer");
     try {
       fill(before.spec());
+      writer.start();
       after = ClusterResize.resize(dir, 3, 12, line -> { });
     } catch (Exception | Error e) {
+      stop.set(true);
       LocalProcessCluster.attach(dir).stopAll(); // whichever shape runs: no server outlives the test
       throw e;
+    } finally {
+      stop.set(true);
+      writer.join();
     }
+    for (long k : acknowledged) {
+      model.get("text").put(Long.toString(k), new ArrayList<>(List.of("late " + k)));
+    }
+    assertTrue(!acknowledged.isEmpty(), "the writer got writes in before the resize stopped the cluster");
     try {
       ClusterSpec spec = after.spec();
       assertEquals(3, spec.nodeCount());
       assertEquals(12, spec.partitionMap().partitions());
-      assertEquals(2, spec.replication(), "the copies kept");
+      assertEquals(1, spec.replication(), "the copies kept");
       assertEquals(before.spec().secret(), spec.secret(), "the secret kept");
       assertEquals(spec, ClusterSpec.load(dir.resolve("cluster.properties")));
       try (SssClient client = SssClient.connect(spec)) {
@@ -75,6 +99,15 @@ class ClusterResizeTest {
       try (var files = Files.list(dir)) {
         assertEquals(List.of("cluster.properties", "node-0", "node-1", "node-2"),
             files.map(f -> f.getFileName().toString()).sorted().toList(), "staging and the old nodes removed");
+      }
+      // every table is on disk before the old copy went: a crash of every node loses nothing,
+      // the table without a WAL included
+      for (int i = 0; i < 3; i++) {
+        after.kill(i);
+      }
+      after = LocalProcessCluster.start(dir, 0, 0, null);
+      try (SssClient client = SssClient.connect(spec)) {
+        assertSameTables(model, read(client), "after every node was killed and started again");
       }
     } finally {
       after.stopAll();
@@ -102,9 +135,9 @@ class ClusterResizeTest {
             assertEquals(2, started.spec().nodeCount(), "the new cluster ran");
             throw injected;
           }));
-      assertEquals(injected, failed);
-      assertTrue(failed.getSuppressed()[0].getMessage().contains("the old cluster runs again"),
-          failed.getSuppressed()[0].getMessage());
+      assertEquals(injected, failed.getCause());
+      assertTrue(failed.getMessage().contains("injected after the new cluster started")
+          && failed.getMessage().contains("the old cluster runs again"), "one message says both: " + failed.getMessage());
       cluster = LocalProcessCluster.attach(dir);
       assertEquals(was, cluster.spec(), "the old cluster file is back");
       try (SssClient client = SssClient.connect(cluster.spec())) {
@@ -114,6 +147,22 @@ class ClusterResizeTest {
         assertEquals(List.of("cluster.properties", "node-0", "node-1", "node-2"),
             files.map(f -> f.getFileName().toString()).sorted().toList());
       }
+
+      // a resize whose process died while staging: its journal stays, starts are refused, --undo puts it back
+      cluster.stopAll();
+      Files.createDirectories(dir.resolve(ClusterResize.OLD));
+      Files.copy(dir.resolve("cluster.properties"), dir.resolve(ClusterResize.OLD).resolve("cluster.properties"));
+      Files.writeString(dir.resolve(ClusterResize.JOURNAL), "phase=STAGING\n");
+      IllegalStateException refused = assertThrows(IllegalStateException.class,
+          () -> LocalProcessCluster.start(dir, 0, 0, null));
+      assertTrue(refused.getMessage().contains("--undo"), refused.getMessage());
+      assertEquals("the old cluster is back, running", ClusterResize.undo(dir, line -> { }));
+      cluster = LocalProcessCluster.attach(dir);
+      try (SssClient client = SssClient.connect(cluster.spec())) {
+        assertSameTables(model, read(client), "after --undo");
+      }
+      assertFalse(Files.exists(dir.resolve(ClusterResize.JOURNAL)));
+      assertFalse(Files.exists(dir.resolve(ClusterResize.OLD)));
     } finally {
       cluster.stopAll();
     }
