@@ -116,16 +116,18 @@ public final class ExampleCommand implements CommandExtension, Runnable {
      */
     private void dropTables(SssClient client) {
       List<String> left = new java.util.ArrayList<>();
+      String why = null;
       for (String t : List.copyOf(tables)) {
         try {
           client.dropTable(t, true);
         } catch (RuntimeException e) {
           left.add(t); // the run's own error, if any, is the one to report; this one is named below
+          why = why != null ? why : e.getMessage();
         }
       }
-      if (!left.isEmpty()) {
-        System.err.println("tables left behind (a node could not be reached): " + String.join(" ", left)
-            + "; drop them with bin/sss --cluster FILE table drop NAME when every node is up");
+      if (!left.isEmpty() && !SssCommand.clusterOf(spec).embedded()) { // an embedded cluster goes with the command
+        System.err.println("tables left behind: " + String.join(" ", left) + " (" + why + "); drop them with"
+            + " bin/sss --cluster FILE table drop NAME");
       }
     }
 

@@ -89,6 +89,25 @@ public final class ExampleIO {
    * @throws IllegalArgumentException naming the output and the reason
    */
   public static void checkWritable(String out) {
+    // the directories this check makes are removed again: a run that fails later leaves none
+    List<Path> made = new java.util.ArrayList<>();
+    for (Path d = Path.of(out).toAbsolutePath(); d != null && !Files.exists(d); d = d.getParent()) {
+      made.add(d);
+    }
+    try {
+      checkWritable(out, made);
+    } finally {
+      for (Path d : made) {
+        try {
+          Files.deleteIfExists(d); // deepest first; only empty directories go
+        } catch (IOException notEmpty) {
+          break;
+        }
+      }
+    }
+  }
+
+  private static void checkWritable(String out, List<Path> made) {
     try {
       Path target = outputFile(out, PART_FILE);
       if (Files.isDirectory(target)) {

@@ -148,7 +148,11 @@ public final class SssClient implements AutoCloseable {
   // ---- tables ---------------------------------------------------------------------------
 
   /**
-   * Creates a table on every node.
+   * Creates a table on every node, all or nothing: refused before any node acts while one
+   * cannot be reached, and taken back from the nodes where it made the table when another
+   * refuses (a node that answers too late may still make it; the error says so, and
+   * {@link #listTables} marks such a table incomplete). Two clients creating one name at once
+   * with the same types may both succeed; with other types, at most one does.
    *
    * @throws SssException {@link ErrorCode#TABLE_EXISTS} when it exists and not {@code ifAbsent};
    *                      also when some nodes hold it with other key or value types than the
@@ -164,23 +168,42 @@ public final class SssClient implements AutoCloseable {
    * must then hold it with the types asked for.
    */
   private void createTable(String table, TableOptions options, boolean ifAbsent, boolean completing) {
+    List<Integer> made = new ArrayList<>();
+    try {
+      createTable(table, options, ifAbsent, completing, made);
+    } catch (RuntimeException e) {
+      throw made.isEmpty() ? e : undoCreate(table, made, e);
+    }
+  }
+
+  /**
+   * One round of a create; {@code made} collects the nodes where this create made the table
+   * (each node says so), so that a create that fails takes back exactly what it made, and
+   * nothing another client made.
+   */
+  private void createTable(String table, TableOptions options, boolean ifAbsent, boolean completing,
+                           List<Integer> made) {
     options = withCopies(options);
     reachEveryNode("create table '" + table + "'", "nothing was created");
     List<Throwable> errors = new ArrayList<>();
+    List<Integer> silent = new ArrayList<>();
     int exists = 0;
     List<TableOptions> held = new ArrayList<>();
-    // without ifAbsent, a node that answers made the table just now (else it would have refused)
-    List<Integer> made = new ArrayList<>();
     List<CompletableFuture<Frame<Response>>> answers = sendToAllNodes(Request.newBuilder().setCreateTable(
         CreateTable.newBuilder().setTable(table).setOptions(options).setIfAbsent(ifAbsent)));
     for (int node = 0; node < answers.size(); node++) {
       try {
         Frame<Response> r = NodeChannels.await(answers.get(node), timeout);
         held.add(r.header().getTable().getOptions());
-        made.add(node);
+        if (r.header().getTable().getCreated()) {
+          made.add(node);
+        }
         r.release();
       } catch (RuntimeException e) {
         errors.add(e);
+        if (NodeChannels.unwrap(e) instanceof org.sss.core.transport.NodeUnavailableException) {
+          silent.add(node);
+        }
       }
     }
     if (errors.isEmpty()) {
@@ -191,7 +214,14 @@ public final class SssClient implements AutoCloseable {
       if (e instanceof SssException s && s.code() == ErrorCode.TABLE_EXISTS) {
         exists++;
       } else {
-        throw ifAbsent ? NodeChannels.unwrap(e) : undoCreate(table, made, NodeChannels.unwrap(e));
+        RuntimeException cause = NodeChannels.unwrap(e);
+        if (!silent.isEmpty()) {
+          // a node that did not answer in time may still make the table: say so, rather than drop blindly
+          cause = new SssException(cause instanceof SssException s ? s.code() : ErrorCode.INTERNAL, cause.getMessage()
+              + " (node(s) " + silent + " did not answer: one may still make '" + table + "', and 'table list'"
+              + " would then mark it incomplete)", cause);
+        }
+        throw cause;
       }
     }
     if (exists == spec.nodeCount() || exists > 0 && ifAbsent) {
@@ -201,11 +231,7 @@ public final class SssClient implements AutoCloseable {
       // a node kept the table from an interrupted create or drop: complete the create (once:
       // a node that refuses again, e.g. a name a job reserved, has the last word), unless what
       // it kept has other types (checkOneContract)
-      try {
-        createTable(table, options, true, true);
-      } catch (RuntimeException e) {
-        throw ifAbsent ? e : undoCreate(table, made, e);
-      }
+      createTable(table, options, true, true, made);
     }
   }
 

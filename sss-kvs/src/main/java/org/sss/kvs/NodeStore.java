@@ -291,6 +291,9 @@ public final class NodeStore implements AutoCloseable {
     return (FAMILY_PREFIX + name).getBytes(StandardCharsets.UTF_8);
   }
 
+  /** A table and whether the create that returned it made it (or found it, with ifAbsent). */
+  public record Created(StoreTable table, boolean made) {}
+
   /**
    * Creates a table.
    *
@@ -298,12 +301,20 @@ public final class NodeStore implements AutoCloseable {
    * @throws StoreException {@link ErrorCode#TABLE_EXISTS} when it exists and not {@code ifAbsent}
    */
   public StoreTable create(String name, TableOptions options, boolean ifAbsent) {
+    return createReporting(name, options, ifAbsent).table();
+  }
+
+  /**
+   * {@link #create}, saying whether this call made the table: decided under the lock every
+   * create takes, so that of two creates of one name exactly one is told it made it.
+   */
+  public Created createReporting(String name, TableOptions options, boolean ifAbsent) {
     TableNames.check(name);
     synchronized (ddlLock) {
       StoreTable existing = tables.get(name);
       if (existing != null) {
         if (ifAbsent) {
-          return existing;
+          return new Created(existing, false);
         }
         throw new StoreException(ErrorCode.TABLE_EXISTS, "table '" + name + "' already exists");
       }
@@ -330,7 +341,7 @@ public final class NodeStore implements AutoCloseable {
         db.write(sync, entry);
         StoreTable t = new StoreTable(db, name, family, options, h, dir.resolve("ingest"));
         tables.put(name, t);
-        return t;
+        return new Created(t, true);
       } catch (RocksDBException e) {
         throw new StoreException(ErrorCode.STORAGE_ERROR, "creating table '" + name + "' failed: "
             + e.getMessage(), e);

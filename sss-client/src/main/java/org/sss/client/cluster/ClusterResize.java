@@ -146,8 +146,11 @@ public final class ClusterResize {
     }
     PartitionMap.roundRobin(p, n); // refuses a shape it cannot map, before anything changes
     String heap = rememberedHeap();
-    MachineLimits.checkProcesses(n, MachineLimits.bytesOf(heap == null ? LocalProcessCluster.DEFAULT_HEAP : heap),
-        heap == null ? LocalProcessCluster.DEFAULT_HEAP : heap);
+    String eachHeap = heap == null ? LocalProcessCluster.DEFAULT_HEAP : heap;
+    String warning = MachineLimits.checkProcesses(n, MachineLimits.bytesOf(eachHeap), eachHeap);
+    if (warning != null) {
+      progress.accept(warning);
+    }
     try (SssClient client = SssClient.connect(was)) {
       client.ping();
       checkTables(client.listTables());

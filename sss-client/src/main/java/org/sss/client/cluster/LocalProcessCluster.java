@@ -117,7 +117,10 @@ public final class LocalProcessCluster implements SssCluster {
       if (!eachHeap.matches("[0-9]+[kKmMgG]?")) {
         throw new IllegalArgumentException("--heap must be a size such as 512m or 2g, not '" + heap + "'");
       }
-      MachineLimits.checkProcesses(n, MachineLimits.bytesOf(eachHeap), eachHeap);
+      String warning = MachineLimits.checkProcesses(n, MachineLimits.bytesOf(eachHeap), eachHeap);
+      if (warning != null) {
+        System.err.println(warning);
+      }
       Files.createDirectories(dir);
       spec = newSpec(n, partitions > 0 ? partitions : n * ClusterSpec.DEFAULT_PARTITIONS_PER_NODE, replication,
           Auth.randomSecret());

@@ -27,16 +27,19 @@ class MachineLimitsTest {
   }
 
   @Test
-  void processes_moreHeapThanMemory_isRefusedNamingBoth() {
+  void processes_refusedOnlyWhenEvenIdleTheyCannotFit_warnedWhenTheirHeapsCould() {
     long memory = 24 * GIB;
-    assertDoesNotThrow(() -> MachineLimits.checkProcesses(3, GIB, "1g", memory));
-    // 21 of (1 GiB + 128 MiB) is 23.6 GiB: fits; 22 is 24.75 GiB: does not
-    assertDoesNotThrow(() -> MachineLimits.checkProcesses(21, GIB, "1g", memory));
+    assertEquals(null, MachineLimits.checkProcesses(3, GIB, "1g", memory));
+    // heaps are ceilings: three 8 GiB servers start on 24 GiB, with a warning
+    String warning = MachineLimits.checkProcesses(3, 8 * GIB, "8g", memory);
+    assertTrue(warning != null && warning.contains("--heap 8g") && warning.contains("24.0 GiB"), warning);
+    // 192 idle servers of 128 MiB fill 24 GiB; one more does not fit
+    assertTrue(MachineLimits.checkProcesses(192, 64L << 20, "64m", memory) != null);
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> MachineLimits.checkProcesses(22, GIB, "1g", memory));
-    assertTrue(e.getMessage().contains("--nodes 22 with --heap 1g") && e.getMessage().contains("24.0 GiB"),
+        () -> MachineLimits.checkProcesses(193, 64L << 20, "64m", memory));
+    assertTrue(e.getMessage().contains("--nodes 193") && e.getMessage().contains("at most 192 servers fit"),
         e.getMessage());
-    assertThrows(IllegalArgumentException.class, () -> MachineLimits.checkProcesses(1_000_000, 64L << 20, "64m", memory));
+    assertThrows(IllegalArgumentException.class, () -> MachineLimits.checkProcesses(1_000_000, GIB, "1g", memory));
   }
 
   @Test

@@ -79,13 +79,17 @@ public final class KvsService {
         StoreTable.checkKnown(c.getOptions().getKeyTypeValue(), c.getOptions().getValueTypeValue(),
             "table '" + c.getTable() + "'", "it was not created");
         StoreTable t;
+        boolean made = true;
         if (!c.getJobId().isEmpty()) {
           t = store.createForJob(c.getJobId(), c.getTable(), c.getOptions(), c.getCommitAs(), c.getCommitReplaces());
+        } else if (c.getReplace()) {
+          t = store.replace(c.getTable(), c.getOptions());
         } else {
-          t = c.getReplace() ? store.replace(c.getTable(), c.getOptions())
-              : store.create(c.getTable(), c.getOptions(), c.getIfAbsent());
+          NodeStore.Created created = store.createReporting(c.getTable(), c.getOptions(), c.getIfAbsent());
+          t = created.table();
+          made = created.made();
         }
-        return Frame.of(ok.setTable(t.info()).build());
+        return Frame.of(ok.setTable(t.info().toBuilder().setCreated(made)).build());
       }
       case GET_VIEW -> {
         return Frame.of(ok.setView(view.get()).build());
