@@ -30,7 +30,7 @@ import org.sss.core.proto.TableOptions;
 @Timeout(value = 400, unit = TimeUnit.SECONDS)
 class ClusterRestartTest {
   static final int ROWS = 100_000;
-  static final int ROUNDS = 20;
+  static final int ROUNDS = 10; // every node killed alone, and every pair of nodes together
 
   @TempDir
   Path work;
