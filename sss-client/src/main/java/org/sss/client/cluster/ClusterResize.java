@@ -63,11 +63,16 @@ public final class ClusterResize {
   static final String STAGING = "resize-staging";
   static final String OLD = "resize-old";
   static final String JOURNAL = "resize.journal";
+  /** In the staging directory: the files of the clusters no client knows, old shape and new. */
+  static final String HIDDEN_OLD = "old-cluster.properties";
+  static final String HIDDEN_NEW = "new-cluster.properties";
 
   private enum Phase { STAGING, SWITCHED, DONE }
 
   private final Path dir;
   private final Consumer<String> progress;
+  /** Set when Ctrl-C put the old cluster back: the resizing thread must take no further step. */
+  private volatile boolean aborted;
   /** Runs once the new cluster is up, before any table is written back (tests fail the resize there). */
   private final Consumer<LocalProcessCluster> beforeRestore;
 
@@ -162,6 +167,7 @@ public final class ClusterResize {
     Thread onInterrupt = new Thread(() -> {
       System.err.println("resize interrupted: putting the old cluster back");
       try {
+        aborted = true; // the resizing thread takes no further step
         putBack(was, readJournal(dir));
         System.err.println("the old cluster is back, running");
       } catch (IOException | RuntimeException e) {
@@ -173,34 +179,41 @@ public final class ClusterResize {
     LocalProcessCluster resized;
     try {
       Map<String, Staged> staged = stage(old, was);
-      writeJournal(Phase.SWITCHED);
-      Path oldDir = dir.resolve(OLD);
-      for (int i = 0; i < was.nodeCount(); i++) {
-        Files.move(dir.resolve("node-" + i), oldDir.resolve("node-" + i));
+      synchronized (this) {
+        checkNotAborted();
+        writeJournal(Phase.SWITCHED);
+        Path oldDir = dir.resolve(OLD);
+        for (int i = 0; i < was.nodeCount(); i++) {
+          Files.move(dir.resolve("node-" + i), oldDir.resolve("node-" + i));
+        }
       }
       resized = startResized(was, n, p, heap);
       beforeRestore.accept(resized);
       restore(resized, staged);
-      progress.accept("flushing the new cluster");
-      resized.stopAll(); // every table flushed: those without a WAL too
-      resized = LocalProcessCluster.start(dir, 0, 0, 0, null, true);
-      writeJournal(Phase.DONE);
+      resized = publish(resized, was);
     } catch (IOException | RuntimeException | Error e) {
       String outcome;
       try {
         putBack(was, readJournal(dir));
-        outcome = "the resize was undone: the old cluster runs again, as it was";
+        outcome = "resize undone, the old cluster runs again as it was";
       } catch (IOException | RuntimeException undo) {
-        outcome = "the resize could not be undone (" + undo.getMessage() + "): run bin/sss cluster resize --dir "
-            + dir + " --undo";
+        outcome = "resize NOT undone (" + undo.getMessage().lines().findFirst().orElse("") + "): run bin/sss cluster"
+            + " resize --dir " + dir + " --undo";
       }
       removeHook(onInterrupt);
-      throw new IllegalStateException("resize failed: " + e.getMessage() + "; " + outcome, e);
+      String cause = e.getMessage() == null ? e.toString() : e.getMessage();
+      throw new IllegalStateException(outcome + "; it failed: " + cause, e);
     }
     removeHook(onInterrupt);
     finish();
     progress.accept("resized: " + n + " nodes, " + p + " partitions");
     return resized;
+  }
+
+  private void checkNotAborted() {
+    if (aborted) {
+      throw new IllegalStateException("interrupted: the old cluster was put back");
+    }
   }
 
   private static void removeHook(Thread hook) {
@@ -238,9 +251,11 @@ public final class ClusterResize {
         was.replication(), org.sss.core.transport.Auth.randomSecret());
     ClusterSpec hidden = new ClusterSpec(fresh.nodes(), was.partitionMap(), fresh.secret(), false, null,
         was.replication(), was.locations(), fresh.raftPorts());
-    hidden.save(dir.resolve("cluster.properties"));
+    Files.createDirectories(dir.resolve(STAGING));
+    // a file of its own, not DIR/cluster.properties: a client reading that one must not reach it
+    hidden.save(dir.resolve(STAGING).resolve(HIDDEN_OLD));
     progress.accept("reading every table, with the cluster on ports no client knows");
-    LocalProcessCluster quiet = LocalProcessCluster.start(dir, 0, 0, 0, null, true);
+    LocalProcessCluster quiet = LocalProcessCluster.startFrom(dir, dir.resolve(STAGING).resolve(HIDDEN_OLD), null);
     Path staging = Files.createDirectories(dir.resolve(STAGING));
     Map<String, Staged> out = new LinkedHashMap<>();
     try (SssClient client = SssClient.connect(hidden)) {
@@ -282,12 +297,31 @@ public final class ClusterResize {
     }
   }
 
+  /** Starts the new shape from a private file (a secret of its own): no client can reach it yet. */
   private LocalProcessCluster startResized(ClusterSpec was, int n, int p, String heap) throws IOException {
-    ClusterSpec spec = LocalProcessCluster.newSpec(n, p, was.replication(), was.secret());
-    spec.save(dir.resolve("cluster.properties"));
+    ClusterSpec spec = LocalProcessCluster.newSpec(n, p, was.replication(), org.sss.core.transport.Auth.randomSecret());
+    Path file = dir.resolve(STAGING).resolve(HIDDEN_NEW);
+    spec.save(file);
     progress.accept("starting " + n + " nodes with " + p + " partitions");
-    LocalProcessCluster started = LocalProcessCluster.start(dir, 0, 0, 0, heap, true);
-    return started;
+    return LocalProcessCluster.startFrom(dir, file, heap);
+  }
+
+  /**
+   * Stops the new cluster (every table flushed, those without a WAL too) and starts it again
+   * from DIR/cluster.properties with the cluster's own secret: from here on clients reach it.
+   */
+  private LocalProcessCluster publish(LocalProcessCluster hidden, ClusterSpec was) throws IOException {
+    progress.accept("flushing the new cluster and opening it to clients");
+    stopOrFail(hidden);
+    ClusterSpec h = hidden.spec();
+    ClusterSpec open = new ClusterSpec(h.nodes(), h.partitionMap(), was.secret(), false, null, h.replication(),
+        h.locations(), h.raftPorts());
+    synchronized (this) {
+      checkNotAborted();
+      writeJournal(Phase.DONE); // from here on, --undo keeps the new cluster
+      open.save(dir.resolve("cluster.properties"));
+    }
+    return LocalProcessCluster.start(dir, 0, 0, 0, null, true);
   }
 
   private void restore(LocalProcessCluster resized, Map<String, Staged> staged) throws IOException {
@@ -326,18 +360,25 @@ public final class ClusterResize {
     if (phase == null) {
       return; // put back already
     }
-    if (Files.exists(dir.resolve("cluster.properties"))) {
-      stopOrFail(LocalProcessCluster.attach(dir));
+    if (phase == Phase.DONE) {
+      finish(); // the new cluster was complete and open to clients: it stays
+      return;
+    }
+    // whatever runs here, from whichever file it was started: the staging cluster, the new one
+    for (Path file : List.of(dir.resolve(STAGING).resolve(HIDDEN_NEW), dir.resolve(STAGING).resolve(HIDDEN_OLD),
+        dir.resolve("cluster.properties"))) {
+      if (Files.exists(file)) {
+        stopOrFail(LocalProcessCluster.attach(dir, file));
+      }
     }
     Path oldDir = dir.resolve(OLD);
     if (phase != Phase.STAGING) {
       try (Stream<Path> files = Files.list(dir)) {
         for (Path f : files.toList()) {
           String name = f.getFileName().toString();
-          if (name.startsWith("node-") && Files.exists(oldDir.resolve(name))) {
-            deleteTree(f); // a new node whose old namesake waits to come back
-          } else if (name.startsWith("node-") && Integer.parseInt(name.substring(5)) >= was.nodeCount()) {
-            deleteTree(f); // a node the old cluster did not have
+          if (name.matches("node-[0-9]+")
+              && (Files.exists(oldDir.resolve(name)) || Integer.parseInt(name.substring(5)) >= was.nodeCount())) {
+            deleteTree(f); // a node of the new shape
           }
         }
       }
@@ -349,10 +390,10 @@ public final class ClusterResize {
     }
     Files.copy(oldDir.resolve("cluster.properties"), dir.resolve("cluster.properties"),
         StandardCopyOption.REPLACE_EXISTING);
+    LocalProcessCluster.start(dir, 0, 0, 0, null, true); // points the nodes at DIR/cluster.properties again
     deleteTree(dir.resolve(STAGING));
     deleteTree(oldDir);
-    Files.deleteIfExists(dir.resolve(JOURNAL));
-    LocalProcessCluster.start(dir, 0, 0, 0, null, true);
+    Files.deleteIfExists(dir.resolve(JOURNAL)); // last: until the old cluster runs, --undo can try again
   }
 
   /** Removes what the old cluster and the staging left, once the new cluster is complete and on disk. */

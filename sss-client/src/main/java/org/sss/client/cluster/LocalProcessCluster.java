@@ -57,8 +57,15 @@ public final class LocalProcessCluster implements SssCluster {
 
   private final Path dir;
   private final ClusterSpec spec;
+  /** The file the nodes read (DIR/cluster.properties, or a resize's private one). */
+  private final Path clusterFile;
 
   private LocalProcessCluster(Path dir, ClusterSpec spec) {
+    this(dir, spec, dir.resolve("cluster.properties"));
+  }
+
+  private LocalProcessCluster(Path dir, ClusterSpec spec, Path clusterFile) {
+    this.clusterFile = clusterFile;
     this.dir = dir;
     this.spec = spec;
   }
@@ -93,7 +100,24 @@ public final class LocalProcessCluster implements SssCluster {
     if (!byResize) {
       ClusterResize.refuseUnfinished(dir);
     }
-    Path clusterFile = dir.resolve("cluster.properties");
+    return start(dir, dir.resolve("cluster.properties"), nodes, partitions, replication, heap);
+  }
+
+  /**
+   * Starts the existing cluster of {@code dir} from another cluster file (a resize's private
+   * one, which no client knows); the nodes are pointed at that file.
+   */
+  static LocalProcessCluster startFrom(Path dir, Path clusterFile, String heap) throws IOException {
+    return start(dir, clusterFile, 0, 0, 0, heap);
+  }
+
+  /** The cluster of {@code dir} as the nodes know it from {@code clusterFile}, without starting anything. */
+  static LocalProcessCluster attach(Path dir, Path clusterFile) throws IOException {
+    return new LocalProcessCluster(dir, ClusterSpec.load(clusterFile), clusterFile);
+  }
+
+  private static LocalProcessCluster start(Path dir, Path clusterFile, int nodes, int partitions, int replication,
+                                           String heap) throws IOException {
     ClusterSpec spec;
     if (Files.exists(clusterFile)) {
       spec = ClusterSpec.load(clusterFile);
@@ -126,7 +150,7 @@ public final class LocalProcessCluster implements SssCluster {
           Auth.randomSecret());
       spec.save(clusterFile);
     }
-    LocalProcessCluster cluster = new LocalProcessCluster(dir, spec);
+    LocalProcessCluster cluster = new LocalProcessCluster(dir, spec, clusterFile);
     Map<Integer, Launched> launched = new LinkedHashMap<>();
     List<LaunchLock> turns = new ArrayList<>();
     try {
@@ -193,7 +217,7 @@ public final class LocalProcessCluster implements SssCluster {
   }
 
   public Path clusterFile() {
-    return dir.resolve("cluster.properties");
+    return clusterFile;
   }
 
   private Path nodeDir(int node) {
@@ -236,9 +260,12 @@ public final class LocalProcessCluster implements SssCluster {
     Path nd = nodeDir(node);
     Files.createDirectories(nd);
     Path config = nd.resolve("node.properties");
-    if (!Files.exists(config)) {
+    String clusterRef = nd.relativize(clusterFile).toString();
+    if (Files.exists(config)) {
+      pointAt(config, clusterRef);
+    } else {
       Properties p = new Properties();
-      p.setProperty("cluster", "../cluster.properties");
+      p.setProperty("cluster", clusterRef);
       p.setProperty("node.id", Integer.toString(node));
       p.setProperty("data.dir", "data");
       try (Writer w = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {
@@ -262,6 +289,24 @@ public final class LocalProcessCluster implements SssCluster {
         .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
     pb.environment().remove("CLASSPATH");
     return new Launched(pb.start(), offset);
+  }
+
+  /** Rewrites the {@code cluster=} line of a node file when it names another file; the rest stays as it is. */
+  private static void pointAt(Path config, String clusterRef) throws IOException {
+    List<String> lines = Files.readAllLines(config, StandardCharsets.UTF_8);
+    List<String> out = new ArrayList<>();
+    boolean changed = false;
+    for (String line : lines) {
+      if (line.startsWith("cluster=") && !line.equals("cluster=" + clusterRef)) {
+        out.add("cluster=" + clusterRef);
+        changed = true;
+      } else {
+        out.add(line);
+      }
+    }
+    if (changed) {
+      Files.write(config, out, StandardCharsets.UTF_8);
+    }
   }
 
   /**
@@ -309,9 +354,9 @@ public final class LocalProcessCluster implements SssCluster {
             break;
           }
         } else if (mine != null && !mine.process.isAlive()) {
-          throw new IOException("node " + i + " exited during start (status " + mine.process.exitValue()
-              + "); it logged, in " + nodeDir(i).resolve("server.log") + ":\n"
-              + logSince(nodeDir(i).resolve("server.log"), mine.logOffset));
+          String logged = logSince(nodeDir(i).resolve("server.log"), mine.logOffset);
+          throw new IOException("node " + i + " exited during start (status " + mine.process.exitValue() + "): "
+              + why(logged) + " (its log: " + nodeDir(i).resolve("server.log") + ")\n" + logged);
         }
         if (mine != null && !mine.process.isAlive() && !node.lockHeld()) {
           continue; // it just exited: say why above
@@ -372,6 +417,24 @@ public final class LocalProcessCluster implements SssCluster {
   @Override
   public void close() {
     stopAll();
+  }
+
+  /**
+   * The line of a node's log that says why it failed (the first exception or error), for the
+   * one line a command prints; the whole log follows on the lines after it.
+   */
+  static String why(String logged) {
+    for (String line : logged.lines().toList()) {
+      String t = line.strip();
+      if (t.startsWith("sss server: ")) {
+        return t.substring("sss server: ".length()); // the server's own last word
+      }
+      if (t.contains("Exception") || t.contains(" ERROR ") || t.startsWith("Error")) {
+        t = t.replaceFirst("^Exception in thread \"[^\"]*\" ", "");
+        return t.length() > 400 ? t.substring(0, 400) + "…" : t;
+      }
+    }
+    return "it logged no error";
   }
 
   /** What the node logged since {@code offset} (its last 40 lines), or its last 20 lines for -1. */

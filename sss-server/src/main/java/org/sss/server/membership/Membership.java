@@ -129,11 +129,28 @@ public final class Membership implements AutoCloseable {
     if (spec.replication() < 2) {
       return null;
     }
+    // Ratis ends the JVM (System.exit) when its server cannot start; in an embedded cluster that
+    // JVM is the user's. Made to throw instead, once per JVM.
+    org.apache.ratis.util.ExitUtils.disableSystemExit();
+    if (voters(spec.nodeCount()).contains(self)) {
+      checkFree(listenHost, spec.raftAddress(self).port(), self);
+    }
     try {
       return new Membership(spec, self, listenHost, storage);
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       throw new IllegalStateException("node " + self + ": cannot start its membership (Raft) on "
-          + spec.raftAddress(self) + ": " + e.getMessage(), e);
+          + listenHost + ":" + spec.raftAddress(self).port() + " (node." + self + ".raft.port): " + e.getMessage(), e);
+    }
+  }
+
+  /** Names a membership port that another process holds, before Raft tries it. */
+  private static void checkFree(String host, int port, int self) {
+    try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+      probe.setReuseAddress(true);
+      probe.bind(new java.net.InetSocketAddress(host, port));
+    } catch (IOException e) {
+      throw new IllegalStateException("node " + self + ": cannot listen for its membership (Raft) on " + host + ":"
+          + port + " (node." + self + ".raft.port): " + e.getMessage());
     }
   }
 
