@@ -154,10 +154,15 @@ public final class Membership implements AutoCloseable {
     }
   }
 
-  /** The Raft group of a cluster: one per partition layout, the same on every node. */
+  /**
+   * The Raft group of a cluster, the same on every node: derived from its layout and, through a
+   * MAC, its secret, so that two clusters of one layout never take each other's members for
+   * their own, and the id reveals nothing of the secret.
+   */
   static RaftGroupId groupId(ClusterSpec spec) {
-    return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(
-        ("sss-membership:" + spec.partitionMap().layout()).getBytes(StandardCharsets.UTF_8)));
+    byte[] name = new SignedChanges(spec.secret()).mac(
+        ("sss-membership-group:" + spec.partitionMap().layout()).getBytes(StandardCharsets.UTF_8));
+    return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(name));
   }
 
   /** The voting nodes of a cluster of {@code nodes} nodes: an odd number, at most five. */

@@ -46,7 +46,7 @@ final class SignedChanges {
     }
   }
 
-  private byte[] mac(byte[] body) {
+  byte[] mac(byte[] body) {
     try {
       Mac m = Mac.getInstance("HmacSHA256");
       m.init(key);

@@ -57,4 +57,15 @@ class ViewStateMachineTest {
     assertEquals(List.of(0, 1, 2, 3, 4), Membership.voters(5));
     assertEquals(List.of(0, 1, 2, 3, 4), Membership.voters(40));
   }
+
+  @Test
+  void groupId_differsWithTheSecret_andIsTheSameOnEveryNode() {
+    org.sss.core.cluster.ClusterSpec a = org.sss.core.cluster.ClusterSpec.of(
+        List.of(new org.sss.core.cluster.NodeAddress(0, "h", 1)), 8, "one");
+    org.sss.core.cluster.ClusterSpec b = org.sss.core.cluster.ClusterSpec.of(
+        List.of(new org.sss.core.cluster.NodeAddress(0, "h", 1)), 8, "two");
+    assertEquals(Membership.groupId(a), Membership.groupId(org.sss.core.cluster.ClusterSpec.of(
+        List.of(new org.sss.core.cluster.NodeAddress(0, "h", 1)), 8, "one")));
+    org.junit.jupiter.api.Assertions.assertNotEquals(Membership.groupId(a), Membership.groupId(b));
+  }
 }
