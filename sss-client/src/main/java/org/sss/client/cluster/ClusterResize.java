@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.sss.client.BulkWriter;
@@ -425,16 +424,9 @@ public final class ClusterResize {
     throw new IllegalStateException(file + " names no phase");
   }
 
+  /** The heap node 0 last started with, for the new nodes; null when none was recorded. */
   private String rememberedHeap() throws IOException {
-    Path file = dir.resolve("node-0").resolve("launch.properties");
-    if (!Files.exists(file)) {
-      return null;
-    }
-    Properties p = new Properties();
-    try (java.io.Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      p.load(r);
-    }
-    return p.getProperty("heap");
+    return LocalProcessCluster.launchSettings(dir.resolve("node-0")).getProperty("heap");
   }
 
   private static void write(DataOutputStream w, byte[] bytes) throws IOException {

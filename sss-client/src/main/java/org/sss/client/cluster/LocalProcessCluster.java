@@ -315,12 +315,7 @@ public final class LocalProcessCluster implements SssCluster {
    */
   private String rememberedHeap(int node, String heap) throws IOException {
     Path file = nodeDir(node).resolve("launch.properties");
-    Properties p = new Properties();
-    if (Files.exists(file)) {
-      try (java.io.Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-        p.load(r);
-      }
-    }
+    Properties p = launchSettings(nodeDir(node));
     if (heap == null) {
       String remembered = p.getProperty("heap", DEFAULT_HEAP).trim();
       if (!remembered.matches("[0-9]+[kKmMgG]?")) {
@@ -338,6 +333,18 @@ public final class LocalProcessCluster implements SssCluster {
       p.store(w, "how node " + node + " is started");
     }
     return heap;
+  }
+
+  /** How the node in {@code nodeDir} was last started (its {@code launch.properties}); empty when never. */
+  static Properties launchSettings(Path nodeDir) throws IOException {
+    Path file = nodeDir.resolve("launch.properties");
+    Properties p = new Properties();
+    if (Files.exists(file)) {
+      try (java.io.Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        p.load(r);
+      }
+    }
+    return p;
   }
 
   /** Waits until every node answers; a launched node whose process ends first fails the start. */

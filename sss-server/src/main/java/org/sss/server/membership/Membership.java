@@ -88,7 +88,7 @@ public final class Membership implements AutoCloseable {
       peers.add(RaftPeer.newBuilder().setId(peerId(v)).setAddress(spec.raftAddress(v).hostPort()).build());
     }
     this.group = RaftGroup.valueOf(groupId(spec), peers);
-    this.machine = new ViewStateMachine(signatures, v -> { });
+    this.machine = new ViewStateMachine(signatures);
     RaftServer s = null;
     if (voters.contains(self)) {
       RaftProperties p = properties();

@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -37,12 +36,10 @@ import org.sss.core.proto.ViewChange;
 final class ViewStateMachine extends BaseStateMachine {
   private final SignedChanges signatures;
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
-  private final Consumer<ClusterView> onChange;
   private volatile ClusterView view = ClusterView.getDefaultInstance();
 
-  ViewStateMachine(SignedChanges signatures, Consumer<ClusterView> onChange) {
+  ViewStateMachine(SignedChanges signatures) {
     this.signatures = signatures;
-    this.onChange = onChange;
   }
 
   ClusterView view() {
@@ -90,7 +87,6 @@ final class ViewStateMachine extends BaseStateMachine {
       view = next;
       updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
     }
-    onChange.accept(next);
     return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(next.toByteArray())));
   }
 
