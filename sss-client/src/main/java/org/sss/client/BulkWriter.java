@@ -40,12 +40,17 @@ public final class BulkWriter implements AutoCloseable {
   private final ReplicaPlacement placement;
   /** Copies of each pair: the cluster's replication. */
   private final int copies;
+  /** The membership view the writer's copies come from (null with one copy). */
+  private final org.sss.core.proto.ClusterView view;
+  private final org.sss.core.cluster.InSyncCopies inSync;
   private final Semaphore[] inFlight;
   private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
   private final AtomicLong acknowledged = new AtomicLong();
   private long bytesWritten;
 
-  BulkWriter(NodeChannels channels, String table, PairTypes types, int batchBytes, int maxInFlight) {
+  BulkWriter(NodeChannels channels, String table, PairTypes types, int batchBytes, int maxInFlight,
+             org.sss.core.proto.ClusterView view) {
+    this.view = view;
     this.channels = channels;
     this.partitions = channels.spec().partitionMap();
     this.table = table;
@@ -58,6 +63,7 @@ public final class BulkWriter implements AutoCloseable {
     this.leads = new int[n];
     this.copies = channels.spec().replication();
     this.placement = channels.spec().placement();
+    this.inSync = new org.sss.core.cluster.InSyncCopies(placement);
     this.inFlight = new Semaphore[n];
     for (int i = 0; i < n; i++) {
       inFlight[i] = new Semaphore(maxInFlight);
@@ -71,9 +77,9 @@ public final class BulkWriter implements AutoCloseable {
     if (copies == 1) {
       append(partitions.ownerOf(partition), partition, key, value, true);
     } else {
-      // every copy of the partition gets the pair; the write is acknowledged when all have it
-      List<Integer> holders = placement.replicasOf(partition);
-      for (int i = 0; i < copies; i++) {
+      // every copy that counts gets the pair; the write is acknowledged when all have it
+      List<Integer> holders = inSync.writeTargets(view, partition);
+      for (int i = 0; i < holders.size(); i++) {
         append(holders.get(i), partition, key, value, i == 0);
       }
     }
@@ -127,12 +133,12 @@ public final class BulkWriter implements AutoCloseable {
     try {
       channels.get(node).call(Request.newBuilder().setPutBatch(
           PutBatch.newBuilder().setTable(table).setPairCount(n).setKeyType(types.key())
-              .setValueType(types.value()).setReplication(copies)), buf)
+              .setValueType(types.value()).setReplication(copies).setViewEpoch(view == null ? 0 : view.getEpoch())), buf)
           .whenComplete((r, e) -> {
             // Record the outcome before giving the permit back: flush() returns as soon as it
             // holds every permit, and must then see this batch's failure.
             if (e != null) {
-              failure.compareAndSet(null, NodeChannels.unwrap(e));
+              failure.compareAndSet(null, explain(NodeChannels.unwrap(e)));
             } else {
               r.release();
               acknowledged.addAndGet(led); // a pair counts once, with its first copy's batch
@@ -145,6 +151,18 @@ public final class BulkWriter implements AutoCloseable {
       failure.compareAndSet(null, e);
       throw e;
     }
+  }
+
+  /**
+   * A batch refused because the copies changed under the writer (a node left or joined them):
+   * the writer's pairs may have reached some copies only, so it fails, saying to write again.
+   */
+  private RuntimeException explain(RuntimeException e) {
+    boolean moved = e instanceof org.sss.core.transport.SssException s
+        && (s.code() == org.sss.core.proto.ErrorCode.STALE_VIEW || s.code() == org.sss.core.proto.ErrorCode.NOT_SERVING);
+    return !moved ? e : new org.sss.core.transport.SssException(((org.sss.core.transport.SssException) e).code(),
+        "the table's copies changed during the bulk write (membership epoch " + view.getEpoch() + " when it began): "
+            + e.getMessage() + "; the pairs written since the last flush may be on some copies only: write them again", e);
   }
 
   private void checkFailure() {

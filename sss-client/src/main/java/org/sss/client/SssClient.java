@@ -55,6 +55,10 @@ public final class SssClient implements AutoCloseable {
   private final int copies;
   private final NodeChannels channels;
   private final Duration timeout;
+  /** Writes replicated tables to the copies the membership names; null with one copy. */
+  private final org.sss.client.internal.CopyWriter copyWriter;
+  /** How long reading the view waits for each node: a node cut off must not hold a write up for long. */
+  private static final Duration VIEW_WAIT = Duration.ofSeconds(3);
 
   private SssClient(ClusterSpec spec, Duration timeout) {
     this.spec = spec;
@@ -63,6 +67,8 @@ public final class SssClient implements AutoCloseable {
     this.copies = spec.replication();
     this.timeout = timeout;
     this.channels = new NodeChannels(spec, "client", timeout);
+    this.copyWriter = spec.replication() > 1
+        ? new org.sss.client.internal.CopyWriter(channels, () -> view(VIEW_WAIT).getView(), timeout) : null;
   }
 
   /** Connects to the cluster described by a cluster file. */
@@ -124,12 +130,16 @@ public final class SssClient implements AutoCloseable {
    * @throws org.sss.core.transport.NodeUnavailableException when no node answers
    */
   public org.sss.core.proto.ViewAnswer view() {
+    return view(timeout);
+  }
+
+  private org.sss.core.proto.ViewAnswer view(Duration wait) {
     org.sss.core.proto.ViewAnswer best = null;
     RuntimeException last = null;
     for (CompletableFuture<Frame<Response>> f : sendToAllNodes(
         Request.newBuilder().setGetView(org.sss.core.proto.GetView.getDefaultInstance()))) {
       try {
-        Frame<Response> r = NodeChannels.await(f, timeout);
+        Frame<Response> r = NodeChannels.await(f, wait);
         org.sss.core.proto.ViewAnswer a = r.header().getView();
         r.release();
         if (best == null || a.getView().getEpoch() > best.getView().getEpoch()) {
@@ -366,6 +376,17 @@ public final class SssClient implements AutoCloseable {
       } catch (org.sss.core.transport.NodeUnavailableException e) {
         throw new org.sss.core.transport.NodeUnavailableException("cannot " + what + ": " + e.getMessage() + "; "
             + outcome + " (every node must be up)", e);
+      }
+    }
+    if (copyWriter != null) {
+      // a node out or catching up would miss the table: its catching up copies the tables it has
+      org.sss.core.proto.ClusterView v = copyWriter.refresh();
+      if (!org.sss.core.cluster.InSyncCopies.whole(v)) {
+        throw new org.sss.core.transport.NodeUnavailableException("cannot " + what + ": node(s) "
+            + (v.getDownCount() > 0 ? v.getDownList() + " down " : "")
+            + (v.getOutCount() > 0 ? v.getOutList() + " out of the in-sync copies " : "")
+            + (v.getJoiningCount() > 0 ? v.getJoiningList() + " catching up " : "")
+            + "(membership epoch " + v.getEpoch() + "); " + outcome + " (every node must be up and in sync)", null);
       }
     }
   }
@@ -620,6 +641,18 @@ public final class SssClient implements AutoCloseable {
    * refuses every share ({@link PairTypes}).
    */
   public void putAll(String table, PairTypes types, List<org.sss.core.api.Pair> pairs) {
+    if (copyWriter != null) {
+      List<byte[]> keys = new ArrayList<>(pairs.size());
+      List<byte[]> values = new ArrayList<>(pairs.size());
+      for (org.sss.core.api.Pair p : pairs) {
+        keys.add(PartitionMap.storedKey(partitions.partitionOf(p.key()), p.key()));
+        values.add(p.value());
+      }
+      copyWriter.write(keys, values, (count, epoch) -> Request.newBuilder().setPutBatch(
+          org.sss.core.proto.PutBatch.newBuilder().setTable(table).setPairCount(count).setKeyType(types.key())
+              .setValueType(types.value()).setReplication(copies).setViewEpoch(epoch)), MAX_PUT_ALL_BYTES);
+      return;
+    }
     int n = spec.nodeCount();
     ByteBuf[] bodies = new ByteBuf[n];
     int[] counts = new int[n];
@@ -645,9 +678,6 @@ public final class SssClient implements AutoCloseable {
         throw new IllegalArgumentException("putAll's share for node " + over + " is more than "
             + MAX_PUT_ALL_BYTES + " bytes, over what one request may carry; nothing was written (use writer())");
       }
-    }
-    if (copies > 1) {
-      reachAll(bodies); // a node known to be down fails the write before any copy is sent
     }
     List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>();
     for (int node = 0; node < n; node++) {
@@ -675,27 +705,6 @@ public final class SssClient implements AutoCloseable {
     }
   }
 
-  /**
-   * Connects to every node that has a body to receive, releasing the bodies and throwing when
-   * one cannot be reached: a write then reaches no copy, rather than some copies only.
-   */
-  private void reachAll(ByteBuf[] bodies) {
-    for (int node = 0; node < bodies.length; node++) {
-      if (bodies[node] != null) {
-        try {
-          channels.get(node);
-        } catch (RuntimeException e) {
-          for (ByteBuf b : bodies) {
-            if (b != null) {
-              b.release();
-            }
-          }
-          throw e;
-        }
-      }
-    }
-  }
-
   /** The most bytes of pairs putAll sends one node: a frame (64 MiB) less room for the header. */
   static final int MAX_PUT_ALL_BYTES = org.sss.core.transport.Pipelines.DEFAULT_MAX_FRAME - (1 << 20);
 
@@ -704,12 +713,13 @@ public final class SssClient implements AutoCloseable {
    * as {@code types}; a table of other types refuses the first batch ({@link PairTypes}).
    */
   public BulkWriter writer(String table, PairTypes types) {
-    return new BulkWriter(channels, table, types, BulkWriter.DEFAULT_BATCH_BYTES, BulkWriter.DEFAULT_IN_FLIGHT);
+    return writer(table, types, BulkWriter.DEFAULT_BATCH_BYTES, BulkWriter.DEFAULT_IN_FLIGHT);
   }
 
   /** A writer with explicit batch size and in-flight window. */
   public BulkWriter writer(String table, PairTypes types, int batchBytes, int maxInFlight) {
-    return new BulkWriter(channels, table, types, batchBytes, maxInFlight);
+    return new BulkWriter(channels, table, types, batchBytes, maxInFlight,
+        copyWriter == null ? null : copyWriter.refresh());
   }
 
   /** Reads one key (of a multi-valued table: its first value; see {@link #getAll}). */
@@ -859,6 +869,16 @@ public final class SssClient implements AutoCloseable {
 
   /** Deletes keys. */
   public void delete(String table, List<byte[]> keys) {
+    if (copyWriter != null) {
+      List<byte[]> stored = new ArrayList<>(keys.size());
+      for (byte[] key : keys) {
+        stored.add(PartitionMap.storedKey(partitions.partitionOf(key), key));
+      }
+      copyWriter.write(stored, null, (count, epoch) -> Request.newBuilder().setDelete(
+          Delete.newBuilder().setTable(table).setKeyCount(count).setReplication(copies).setViewEpoch(epoch)),
+          MAX_PUT_ALL_BYTES);
+      return;
+    }
     int n = spec.nodeCount();
     ByteBuf[] bodies = new ByteBuf[n];
     int[] counts = new int[n];
@@ -871,9 +891,6 @@ public final class SssClient implements AutoCloseable {
         PairBlock.write(bodies[node], PartitionMap.storedKey(p, key), new byte[0]);
         counts[node]++;
       }
-    }
-    if (copies > 1) {
-      reachAll(bodies);
     }
     List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>();
     for (int node = 0; node < n; node++) {

@@ -253,6 +253,17 @@ public final class StoreTable {
   }
 
   /**
+   * Deletes every pair in {@code [lower, upper)} in one write (a range tombstone, not a key at a
+   * time): how a copy that fell behind is emptied before it is filled again.
+   */
+  public void deleteRange(byte[] lower, byte[] upper) {
+    try (Batch b = newBatch()) {
+      b.deleteRange(lower, upper);
+      b.commit();
+    }
+  }
+
+  /**
    * A cursor over {@code [lower, upper)} of stored keys (upper null: to the end), as of now.
    */
   public StoreCursor scan(byte[] lower, byte[] upper) {
@@ -643,6 +654,19 @@ public final class StoreTable {
         count++;
       } catch (RocksDBException e) {
         throw storageError("delete", e);
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    /** Deletes every key in {@code [lower, upper)}. */
+    public void deleteRange(byte[] lower, byte[] upper) {
+      Lock lock = use();
+      try {
+        batch.deleteRange(handle, lower, upper);
+        count++;
+      } catch (RocksDBException e) {
+        throw storageError("delete a range", e);
       } finally {
         lock.unlock();
       }

@@ -135,12 +135,10 @@ public final class SssServer implements AutoCloseable {
     KvsService kvs;
     EngineService engine;
     try {
-      kvs = new KvsService(store, config.cluster(), config.nodeId(), config.maxValueBytes(), () -> {
-        org.sss.server.membership.Membership m = membership.get();
-        return m == null ? org.sss.core.proto.ViewAnswer.getDefaultInstance() : m.answer();
-      });
+      kvs = new KvsService(store, config.cluster(), config.nodeId(), config.maxValueBytes(), membership::get);
       engine = new EngineService(store, config.cluster(), config.nodeId(), config.workerThreads(),
           config.maxValueBytes());
+      engine.admitReadsThrough(membership::get);
     } catch (RuntimeException e) {
       store.close();
       lock.close();
@@ -172,7 +170,7 @@ public final class SssServer implements AutoCloseable {
     try {
       // before the node accepts a connection: a request must never find the node half made
       membership.set(org.sss.server.membership.Membership.start(config.cluster(), config.nodeId(), host,
-          config.dataDir().resolve("membership")));
+          config.dataDir().resolve("membership"), store));
       socket[0] = (bound != null ? bound : bind(config)).take();
       Channel ch = new ServerBootstrap()
           .group(boss, io)

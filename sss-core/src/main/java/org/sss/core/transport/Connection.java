@@ -304,7 +304,9 @@ public final class Connection implements AutoCloseable {
       }
       if (r.getCode() != ErrorCode.OK) {
         frame.release();
-        p.completeExceptionally(new SssException(r.getCode(), node + ": " + r.getMessage()));
+        p.completeExceptionally(r.getCode() == ErrorCode.NOT_SERVING
+            ? new NodeUnavailableException(r.getCode(), node + ": " + r.getMessage())
+            : new SssException(r.getCode(), node + ": " + r.getMessage()));
       } else {
         p.complete(frame);
       }

@@ -52,6 +52,14 @@ public final class EngineService implements AutoCloseable {
   private final Map<String, String> abortedJobs = new ConcurrentHashMap<>();
   private final AtomicLong sequence = new AtomicLong();
 
+  /** This node's part in a replicated cluster's membership (yields null with one copy). */
+  private volatile java.util.function.Supplier<org.sss.server.membership.Membership> membership = () -> null;
+
+  /** Admits a stage's reads of replicated inputs through {@code membership}. */
+  public void admitReadsThrough(java.util.function.Supplier<org.sss.server.membership.Membership> membership) {
+    this.membership = membership;
+  }
+
   public EngineService(NodeStore store, ClusterSpec cluster, int nodeId, int defaultThreads, int maxValueBytes) {
     this.store = store;
     this.cluster = cluster;
@@ -167,6 +175,15 @@ public final class EngineService implements AutoCloseable {
       return CompletableFuture.failedFuture(e);
     }
     StoreTable input = store.require(spec.getInputTable());
+    org.sss.server.membership.Membership m = membership.get();
+    if (m != null && input.options().getReplication() > 1) {
+      try {
+        m.admitRead(); // a node out or catching up would map what it has, not the table
+      } catch (StoreException e) {
+        return CompletableFuture.failedFuture(new StoreException(e.code(), "stage " + spec.getIndex() + " of job "
+            + jobId + " cannot read its input '" + spec.getInputTable() + "' here: " + e.getMessage()));
+      }
+    }
     StoreTable output = store.require(spec.getOutputTable());
     ClassLoader loader = jars.acquire(spec.getJarHash());
     PairTypes emits;

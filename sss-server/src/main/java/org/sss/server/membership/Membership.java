@@ -62,6 +62,19 @@ public final class Membership implements AutoCloseable {
    * a loaded machine (a collection, a slow first connection) is not taken for dead.
    */
   static final long DOWN_AFTER_MILLIS = 5_000;
+  /**
+   * A node serves a replicated table only while a majority confirmed its view this recently: a
+   * node cut off from the majority stops serving within this time, whatever it last read.
+   */
+  static final long LEASE_MILLIS = 2_000;
+  /**
+   * A node down this long (on the leader's clock) may be decided out: by then its lease has run
+   * out even if it never read that it was down, so nothing it serves can miss a write made
+   * without it.
+   */
+  static final long OUT_AFTER_MILLIS = LEASE_MILLIS + 1_000;
+  /** The longest a request waits for a fresh view before it is refused. */
+  private static final long REFRESH_WAIT_MILLIS = 1_500;
 
   private final ClusterSpec spec;
   private final int self;
@@ -70,6 +83,7 @@ public final class Membership implements AutoCloseable {
   private final RaftServer server; // null on a node that does not vote
   private final RaftClient client;
   private final SignedChanges signatures;
+  private final org.sss.core.cluster.InSyncCopies copies;
   private final ViewStateMachine machine;
   private final LivenessProbe probe;
   private final ScheduledExecutorService timer;
@@ -77,10 +91,27 @@ public final class Membership implements AutoCloseable {
   private volatile long confirmedAtNanos = 0;
   /** Whether this node led at its last round (only the membership thread touches it). */
   private boolean leading;
+  /** When this node, leading, first saw each node down (0: not down); the membership thread's. */
+  private final long[] downSeenNanos;
+  /**
+   * Writes hold it shared from their epoch check until they are applied; a new view is taken
+   * exclusively. So once a node has a view, no write checked against an older one is still
+   * being applied: what a node catching up copies from it holds every such write.
+   */
+  private final java.util.concurrent.locks.ReentrantReadWriteLock viewLock =
+      new java.util.concurrent.locks.ReentrantReadWriteLock();
+  private final Object refreshing = new Object();
+  private final CatchUp catchUp;
+  /** Whether the view was read once since this node started (the membership thread's). */
+  private boolean readSinceStart;
+  private volatile boolean closed;
 
-  private Membership(ClusterSpec spec, int self, String listenHost, Path storage) throws IOException {
+  private Membership(ClusterSpec spec, int self, String listenHost, Path storage, org.sss.kvs.NodeStore store)
+      throws IOException {
     this.spec = spec;
     this.self = self;
+    this.copies = new org.sss.core.cluster.InSyncCopies(spec.placement());
+    this.downSeenNanos = new long[spec.nodeCount()];
     this.voters = voters(spec.nodeCount());
     this.signatures = new SignedChanges(spec.secret());
     List<RaftPeer> peers = new ArrayList<>();
@@ -88,7 +119,7 @@ public final class Membership implements AutoCloseable {
       peers.add(RaftPeer.newBuilder().setId(peerId(v)).setAddress(spec.raftAddress(v).hostPort()).build());
     }
     this.group = RaftGroup.valueOf(groupId(spec), peers);
-    this.machine = new ViewStateMachine(signatures);
+    this.machine = new ViewStateMachine(signatures, copies);
     RaftServer s = null;
     if (voters.contains(self)) {
       RaftProperties p = properties();
@@ -113,6 +144,7 @@ public final class Membership implements AutoCloseable {
             TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)))
         .build();
     this.probe = new LivenessProbe(spec, self);
+    this.catchUp = new CatchUp(spec, self, store, this);
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "sss-node" + self + "-membership");
       t.setDaemon(true);
@@ -125,7 +157,8 @@ public final class Membership implements AutoCloseable {
    * Starts this node's part in a replicated cluster's membership, its Raft log under
    * {@code storage}; null for a cluster of one copy.
    */
-  public static Membership start(ClusterSpec spec, int self, String listenHost, Path storage) {
+  public static Membership start(ClusterSpec spec, int self, String listenHost, Path storage,
+                                 org.sss.kvs.NodeStore store) {
     if (spec.replication() < 2) {
       return null;
     }
@@ -136,7 +169,7 @@ public final class Membership implements AutoCloseable {
       checkFree(listenHost, spec.raftAddress(self).port(), self);
     }
     try {
-      return new Membership(spec, self, listenHost, storage);
+      return new Membership(spec, self, listenHost, storage, store);
     } catch (IOException | RuntimeException e) {
       throw new IllegalStateException("node " + self + ": cannot start its membership (Raft) on "
           + listenHost + ":" + spec.raftAddress(self).port() + " (node." + self + ".raft.port): " + e.getMessage(), e);
@@ -189,6 +222,18 @@ public final class Membership implements AutoCloseable {
   private void tick() {
     try {
       refresh();
+      ClusterView v = view;
+      if (!readSinceStart && confirmedAtNanos != 0) {
+        readSinceStart = true;
+        if (v.getJoiningList().contains(self)) {
+          // what it copied before it stopped may miss writes made while it was gone: start over
+          propose(ViewChange.newBuilder().setExpectEpoch(v.getEpoch()).setMarkOut(self).build(),
+              "node " + self + " stopped while catching up and starts over");
+        }
+      }
+      if (view.getOutList().contains(self)) {
+        catchUp.startIfIdle();
+      }
       boolean leads = server != null && server.getDivision(group.getGroupId()).getInfo().isLeaderReady();
       if (leads && !leading) {
         probe.forget(); // a new leader gives every node the full time, from now
@@ -216,38 +261,228 @@ public final class Membership implements AutoCloseable {
     }
   }
 
+  /**
+   * Reads the view now, unless a read asked after {@code since} already confirmed it; waits at
+   * most {@link #REFRESH_WAIT_MILLIS}. Concurrent callers share one read.
+   */
+  private void refreshNow(long since) {
+    synchronized (refreshing) {
+      if (confirmedAtNanos - since > 0) {
+        return;
+      }
+      long asked = System.nanoTime();
+      try {
+        RaftClientReply reply = client.async().sendReadOnly(Message.valueOf(ByteString.EMPTY))
+            .get(REFRESH_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        if (reply.isSuccess()) {
+          note(ClusterView.parseFrom(reply.getMessage().getContent().toByteArray()));
+          confirmedAtNanos = asked;
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (Exception e) {
+        LOG.debug("node {}: reading the view failed: {}", self, e.toString());
+      }
+    }
+  }
+
   private void decide() throws IOException {
     ClusterView v = view;
+    long now = System.nanoTime();
     for (int node = 0; node < spec.nodeCount(); node++) {
       boolean down = v.getDownList().contains(node);
-      if (!down && node != self && probe.silentMillis(node) >= DOWN_AFTER_MILLIS) {
-        propose(ViewChange.newBuilder().setExpectEpoch(v.getEpoch()).setMarkDown(node).build(),
-            "node " + node + " has not answered for " + probe.silentMillis(node) + " ms");
+      downSeenNanos[node] = !down ? 0 : downSeenNanos[node] != 0 ? downSeenNanos[node] : now;
+    }
+    for (int node = 0; node < spec.nodeCount(); node++) {
+      boolean down = v.getDownList().contains(node);
+      boolean out = v.getOutList().contains(node);
+      boolean joining = v.getJoiningList().contains(node);
+      long silent = probe.silentMillis(node);
+      ViewChange.Builder change = ViewChange.newBuilder().setExpectEpoch(v.getEpoch());
+      if (!down && !out && !joining && node != self && silent >= DOWN_AFTER_MILLIS) {
+        propose(change.setMarkDown(node).build(), "node " + node + " has not answered for " + silent + " ms");
         return; // one decision per round, each on the view it read
       }
       if (down && (node == self || probe.answered(node))) {
-        propose(ViewChange.newBuilder().setExpectEpoch(v.getEpoch()).setMarkUp(node).build(),
-            "node " + node + " answers again");
+        propose(change.setMarkUp(node).build(), "node " + node + " answers again");
+        return;
+      }
+      if (down && TimeUnit.NANOSECONDS.toMillis(now - downSeenNanos[node]) >= OUT_AFTER_MILLIS
+          && copies.onlyCopies(v, node).isEmpty()) {
+        propose(change.setMarkOut(node).build(), "node " + node + " has been down for "
+            + TimeUnit.NANOSECONDS.toMillis(now - downSeenNanos[node]) + " ms; the other copies take its writes");
+        return;
+      }
+      if (joining && node != self && silent >= DOWN_AFTER_MILLIS) {
+        propose(change.setMarkOut(node).build(), "node " + node + " stopped answering while catching up");
         return;
       }
     }
   }
 
-  private void propose(ViewChange change, String why) throws IOException {
+  /** Proposes a change and returns the view after it (the same epoch when it was not applied). */
+  ClusterView propose(ViewChange change, String why) throws IOException {
     RaftClientReply reply = client.io().send(Message.valueOf(ByteString.copyFrom(signatures.sign(change))));
-    if (reply.isSuccess()) {
-      ClusterView after = ClusterView.parseFrom(reply.getMessage().getContent().toByteArray());
-      if (after.getEpoch() > change.getExpectEpoch()) {
-        LOG.warn("membership: {}: decided {} (epoch {})", why,
-            change.hasMarkDown() ? "down" : "up", after.getEpoch());
+    if (!reply.isSuccess()) {
+      throw new IOException("the members did not decide (" + reply.getException() + ")");
+    }
+    ClusterView after = ClusterView.parseFrom(reply.getMessage().getContent().toByteArray());
+    if (after.getEpoch() > change.getExpectEpoch()) {
+      LOG.warn("membership: {}: decided {} (epoch {})", why, change.getChangeCase().name().substring(5).toLowerCase(
+          java.util.Locale.ROOT), after.getEpoch());
+    }
+    note(after);
+    return after;
+  }
+
+  /** Takes a newer view, once no write checked against the old one is still being applied. */
+  private void note(ClusterView read) {
+    if (read.getEpoch() <= view.getEpoch()) {
+      return;
+    }
+    viewLock.writeLock().lock();
+    try {
+      if (read.getEpoch() > view.getEpoch()) {
+        view = read;
       }
-      note(after);
+    } finally {
+      viewLock.writeLock().unlock();
     }
   }
 
-  private synchronized void note(ClusterView read) {
-    if (read.getEpoch() >= view.getEpoch()) {
-      view = read;
+  /** This node's view. */
+  ClusterView view() {
+    return view;
+  }
+
+  int self() {
+    return self;
+  }
+
+  boolean closed() {
+    return closed;
+  }
+
+  // ---- what this node serves ---------------------------------------------------------------
+
+  /**
+   * Admits a read of a replicated table, or refuses it ({@code NOT_SERVING}) when this node may
+   * miss writes: it is down, out or catching up, or no majority confirmed its view within the
+   * lease (it may have been decided out without hearing of it).
+   */
+  public void admitRead() {
+    ensureFresh(0);
+    String why = notServing(view);
+    if (why != null) {
+      throw new org.sss.kvs.StoreException(org.sss.core.proto.ErrorCode.NOT_SERVING, why);
+    }
+  }
+
+  /**
+   * Admits a write to a replicated table sent on membership epoch {@code epoch}: refused when
+   * this node does not serve ({@code NOT_SERVING}) or is at another epoch ({@code STALE_VIEW}:
+   * the writer's copies are not the copies this node knows). The admission is held until the
+   * write is applied ({@link Admission#close}).
+   */
+  public Admission admitWrite(long epoch, boolean multiValued, String table) {
+    ensureFresh(epoch);
+    java.util.concurrent.locks.Lock lock = viewLock.readLock();
+    lock.lock();
+    try {
+      ClusterView v = view;
+      boolean joining = v.getJoiningList().contains(self);
+      String why = joining ? lease() : notServing(v);
+      if (why == null && joining && multiValued) {
+        why = "node " + self + " is catching up; multi-valued table '" + table + "' takes writes again once it has";
+      }
+      if (why != null) {
+        throw new org.sss.kvs.StoreException(org.sss.core.proto.ErrorCode.NOT_SERVING, why);
+      }
+      if (epoch != v.getEpoch()) {
+        throw new org.sss.kvs.StoreException(org.sss.core.proto.ErrorCode.STALE_VIEW, "node " + self
+            + " is at membership epoch " + v.getEpoch() + ", the write was sent at epoch " + epoch
+            + ": the copies to write have changed");
+      }
+      return new Admission(lock, joining ? catchUp : null);
+    } catch (RuntimeException e) {
+      lock.unlock();
+      throw e;
+    }
+  }
+
+  /**
+   * Waits until this node's view is at least {@code epoch} (a node catching up copies from this
+   * one only then), or refuses.
+   */
+  public void awaitEpoch(long epoch) {
+    ensureFresh(epoch);
+    if (view.getEpoch() < epoch) {
+      throw new org.sss.kvs.StoreException(org.sss.core.proto.ErrorCode.NOT_SERVING, "node " + self
+          + " cannot read membership epoch " + epoch + " (it is at " + view.getEpoch() + ")");
+    }
+  }
+
+  /** Reads the view first when it is older than {@code epoch} or than the lease. */
+  private void ensureFresh(long epoch) {
+    long confirmed = confirmedAtNanos;
+    if (epoch > view.getEpoch() || confirmed == 0
+        || TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - confirmed) > LEASE_MILLIS / 2) {
+      refreshNow(confirmed);
+    }
+  }
+
+  private String lease() {
+    long confirmed = confirmedAtNanos;
+    long ago = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - confirmed);
+    if (confirmed == 0 || ago > LEASE_MILLIS) {
+      return "node " + self + " cannot confirm the cluster's membership with a majority of its voters "
+          + voters + (confirmed == 0 ? "" : " (last confirmed " + ago + " ms ago)");
+    }
+    return null;
+  }
+
+  private String notServing(ClusterView v) {
+    String lease = lease();
+    if (lease != null) {
+      return lease;
+    }
+    if (v.getOutList().contains(self)) {
+      return "node " + self + " is out of the in-sync copies (it missed writes while away) and catches up";
+    }
+    if (v.getJoiningList().contains(self)) {
+      return "node " + self + " is catching up";
+    }
+    if (v.getDownList().contains(self)) {
+      return "node " + self + " was decided down; it serves again once decided up";
+    }
+    return null;
+  }
+
+  /** A write admitted on this node's view, held until it is applied. */
+  public static final class Admission implements AutoCloseable {
+    private final java.util.concurrent.locks.Lock lock;
+    private final CatchUp joining;
+
+    Admission(java.util.concurrent.locks.Lock lock, CatchUp joining) {
+      this.lock = lock;
+      this.joining = joining;
+    }
+
+    /**
+     * Applies a write of {@code storedKeys}: while this node catches up, the keys are recorded
+     * first, so that the copy never puts an older value over them.
+     */
+    public void apply(String table, java.util.function.Supplier<List<byte[]>> storedKeys, Runnable write) {
+      if (joining == null) {
+        write.run();
+      } else {
+        joining.applyLive(table, storedKeys.get(), write);
+      }
+    }
+
+    @Override
+    public void close() {
+      lock.unlock();
     }
   }
 
@@ -273,7 +508,9 @@ public final class Membership implements AutoCloseable {
 
   @Override
   public void close() {
+    closed = true;
     timer.shutdownNow();
+    catchUp.close();
     probe.close();
     try {
       client.close();

@@ -35,11 +35,13 @@ import org.sss.core.proto.ViewChange;
  */
 final class ViewStateMachine extends BaseStateMachine {
   private final SignedChanges signatures;
+  private final org.sss.core.cluster.InSyncCopies copies;
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   private volatile ClusterView view = ClusterView.getDefaultInstance();
 
-  ViewStateMachine(SignedChanges signatures) {
+  ViewStateMachine(SignedChanges signatures, org.sss.core.cluster.InSyncCopies copies) {
     this.signatures = signatures;
+    this.copies = copies;
   }
 
   ClusterView view() {
@@ -83,7 +85,7 @@ final class ViewStateMachine extends BaseStateMachine {
     byte[] data = entry.getStateMachineLogEntry().getLogData().toByteArray();
     ClusterView next;
     synchronized (this) {
-      next = apply(view, signatures.open(data));
+      next = apply(view, signatures.open(data), copies);
       view = next;
       updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
     }
@@ -92,22 +94,44 @@ final class ViewStateMachine extends BaseStateMachine {
 
   /**
    * The view after {@code change}: moved on by one epoch when the change was proposed on this
-   * view and changes something; else the same view. A null change (a bad signature) changes nothing.
+   * view and is allowed in it; else the same view. A null change (a bad signature) changes nothing.
+   *
+   * <p>A node's life: up, down (silent, still in sync), out (left the in-sync copies), joining
+   * (catching up), up. Down goes back up when the node answers before it is out; out is allowed
+   * only while every partition of the node keeps another copy in sync and up
+   * ({@link org.sss.core.cluster.InSyncCopies#onlyCopies}); a node joining that stops goes out
+   * again, and starts over.
    */
-  static ClusterView apply(ClusterView view, ViewChange change) {
+  static ClusterView apply(ClusterView view, ViewChange change, org.sss.core.cluster.InSyncCopies copies) {
     if (change == null || change.getExpectEpoch() != view.getEpoch()) {
       return view;
     }
     TreeSet<Integer> down = new TreeSet<>(view.getDownList());
+    TreeSet<Integer> out = new TreeSet<>(view.getOutList());
+    TreeSet<Integer> joining = new TreeSet<>(view.getJoiningList());
     boolean changed = switch (change.getChangeCase()) {
-      case MARK_DOWN -> down.add(change.getMarkDown());
-      case MARK_UP -> down.remove(change.getMarkUp());
+      case MARK_DOWN -> !out.contains(change.getMarkDown()) && !joining.contains(change.getMarkDown())
+          && down.add(change.getMarkDown());
+      case MARK_UP -> down.remove(change.getMarkUp()) || joining.remove(change.getMarkUp());
+      case MARK_OUT -> {
+        int node = change.getMarkOut();
+        if (joining.remove(node)) {
+          yield out.add(node);
+        }
+        if (down.contains(node) && copies.onlyCopies(view, node).isEmpty()) {
+          down.remove(node);
+          yield out.add(node);
+        }
+        yield false;
+      }
+      case MARK_JOINING -> out.remove(change.getMarkJoining()) && joining.add(change.getMarkJoining());
       default -> false;
     };
     if (!changed) {
       return view;
     }
-    return ClusterView.newBuilder().setEpoch(view.getEpoch() + 1).addAllDown(down).build();
+    return ClusterView.newBuilder().setEpoch(view.getEpoch() + 1).addAllDown(down).addAllOut(out)
+        .addAllJoining(joining).build();
   }
 
   @Override

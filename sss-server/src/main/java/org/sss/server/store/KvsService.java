@@ -46,16 +46,20 @@ public final class KvsService {
   private final ReplicaPlacement placement;
   private final int answerBudget = org.sss.core.transport.Pipelines.DEFAULT_MAX_FRAME - (1 << 20);
 
-  private final java.util.function.Supplier<org.sss.core.proto.ViewAnswer> view;
+  /** This node's part in a replicated cluster's membership; yields null with one copy. */
+  private final java.util.function.Supplier<org.sss.server.membership.Membership> membership;
 
   public KvsService(NodeStore store, ClusterSpec cluster, int nodeId, int maxValueBytes) {
-    this(store, cluster, nodeId, maxValueBytes, () -> org.sss.core.proto.ViewAnswer.getDefaultInstance());
+    this(store, cluster, nodeId, maxValueBytes, () -> null);
   }
 
-  /** {@code view}: this node's view of the membership, for {@code GetView}. */
+  /**
+   * {@code membership}: this node's part in the membership, which answers {@code GetView} and
+   * admits reads and writes of replicated tables (null with one copy).
+   */
   public KvsService(NodeStore store, ClusterSpec cluster, int nodeId, int maxValueBytes,
-                    java.util.function.Supplier<org.sss.core.proto.ViewAnswer> view) {
-    this.view = view;
+                    java.util.function.Supplier<org.sss.server.membership.Membership> membership) {
+    this.membership = membership;
     this.store = store;
     this.partitionMap = cluster.partitionMap();
     this.placement = cluster.placement();
@@ -92,7 +96,8 @@ public final class KvsService {
         return Frame.of(ok.setTable(t.info().toBuilder().setCreated(made)).build());
       }
       case GET_VIEW -> {
-        return Frame.of(ok.setView(view.get()).build());
+        org.sss.server.membership.Membership m = membership.get();
+        return Frame.of(ok.setView(m == null ? org.sss.core.proto.ViewAnswer.getDefaultInstance() : m.answer()).build());
       }
       case DROP_TABLE -> {
         boolean dropped = store.drop(req.getDropTable().getTable(), req.getDropTable().getIfExists());
@@ -114,6 +119,7 @@ public final class KvsService {
       }
       case GET -> {
         StoreTable t = store.require(req.getGet().getTable());
+        admitRead(t);
         byte[] key = checkKey(t, req.getGet().getKey().toByteArray());
         GetResult.Builder g = GetResult.newBuilder();
         if (t.options().getMultiValued()) {
@@ -139,7 +145,14 @@ public final class KvsService {
         checkReplication(t, req.getDelete().getReplication());
         List<byte[]> keys = readKeys(body, req.getDelete().getKeyCount());
         keys.forEach(k -> checkKey(t, k));
-        t.delete(t.options().getMultiValued() ? MultiValued.storedKeys(t, keys) : keys);
+        try (var admitted = admitWrite(t, req.getDelete().getViewEpoch())) {
+          Runnable delete = () -> t.delete(t.options().getMultiValued() ? MultiValued.storedKeys(t, keys) : keys);
+          if (admitted == null) {
+            delete.run();
+          } else {
+            admitted.apply(t.name(), () -> keys, delete);
+          }
+        }
         return Frame.of(ok.setAck(Ack.newBuilder().setPairs(keys.size())).build());
       }
       case SCAN_OPEN -> {
@@ -154,6 +167,7 @@ public final class KvsService {
       }
       case COUNT -> {
         StoreTable t = store.require(req.getCount().getTable());
+        admitRead(t);
         long n = 0;
         List<Integer> counted = req.getCount().getPartitionsCount() == 0
             ? partitionMap.partitionsOf(nodeId) : req.getCount().getPartitionsList();
@@ -226,6 +240,19 @@ public final class KvsService {
       throw new StoreException(ErrorCode.BAD_REQUEST, "put batch announced " + expected
           + " pairs but carried " + pairs);
     }
+    try (var admitted = admitWrite(t, req.getPutBatch().getViewEpoch())) {
+      if (admitted == null) {
+        writeBatch(t, body);
+      } else {
+        admitted.apply(t.name(), () -> readKeys(body, expected), () -> writeBatch(t, body));
+      }
+    }
+    return pairs;
+  }
+
+  /** Applies a validated put batch as one atomic write. */
+  private void writeBatch(StoreTable t, ByteBuf body) {
+    ByteBuf in;
     try (StoreTable.Batch b = t.newBatch()) {
       if (t.options().getMultiValued()) {
         // each value is a value of its own: the key gets a uniquifier, as shuffled pairs do
@@ -250,7 +277,6 @@ public final class KvsService {
       }
       b.commit();
     }
-    return pairs;
   }
 
   private static void window(ByteBuffer b, int position, int length) {
@@ -331,6 +357,24 @@ public final class KvsService {
     }
   }
 
+  /** This node's membership when {@code t} is replicated (its copies must agree), else null. */
+  private org.sss.server.membership.Membership replicated(StoreTable t) {
+    return t.options().getReplication() > 1 ? membership.get() : null;
+  }
+
+  private void admitRead(StoreTable t) {
+    org.sss.server.membership.Membership m = replicated(t);
+    if (m != null) {
+      m.admitRead();
+    }
+  }
+
+  /** Admits a write to a replicated table (held until it is applied); null for a table of one copy. */
+  private org.sss.server.membership.Membership.Admission admitWrite(StoreTable t, long epoch) {
+    org.sss.server.membership.Membership m = replicated(t);
+    return m == null ? null : m.admitWrite(epoch, t.options().getMultiValued(), t.name());
+  }
+
   /** Copies a replication field means: 0 (unset) is one. */
   static int copies(int replication) {
     return Math.max(1, replication);
@@ -348,6 +392,7 @@ public final class KvsService {
 
   private Frame<Response> multiGet(Request req, ByteBuf body, Response.Builder ok, ByteBufAllocator alloc) {
     StoreTable t = store.require(req.getMultiGet().getTable());
+    admitRead(t);
     List<byte[]> keys = readKeys(body, req.getMultiGet().getKeyCount());
     keys.forEach(k -> checkKey(t, k));
     List<byte[]> values;
@@ -381,6 +426,10 @@ public final class KvsService {
 
   private StoreCursor openCursor(ScanOpen scan) {
     StoreTable t = store.require(scan.getTable());
+    admitRead(t);
+    if (scan.getMinViewEpoch() > 0 && replicated(t) != null) {
+      membership.get().awaitEpoch(scan.getMinViewEpoch()); // before the snapshot: see ScanOpen.min_view_epoch
+    }
     List<Integer> partitions = scan.getPartitionsCount() > 0
         ? scan.getPartitionsList() : partitionMap.partitionsOf(nodeId);
     byte[] prefix = scan.getKeyPrefix().toByteArray();

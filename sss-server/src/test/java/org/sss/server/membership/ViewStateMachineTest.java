@@ -19,20 +19,71 @@ class ViewStateMachineTest {
     return ViewChange.newBuilder().setExpectEpoch(epoch).setMarkUp(node).build();
   }
 
+  /** Three nodes, two copies of each of 12 partitions: every pair of nodes shares partitions. */
+  private static final org.sss.core.cluster.InSyncCopies THREE = new org.sss.core.cluster.InSyncCopies(spec(3).placement());
+
+  private static org.sss.core.cluster.ClusterSpec spec(int nodes) {
+    java.util.Properties p = new java.util.Properties();
+    p.setProperty("partitions", "12");
+    p.setProperty("replication", "2");
+    for (int i = 0; i < nodes; i++) {
+      p.setProperty("node." + i, "127.0.0.1:" + (7000 + 10 * i));
+      p.setProperty("node." + i + ".host", "host-" + i);
+    }
+    return org.sss.core.cluster.ClusterSpec.fromProperties(p);
+  }
+
+  private static ClusterView apply(ClusterView v, ViewChange c) {
+    return ViewStateMachine.apply(v, c, THREE);
+  }
+
+  private static ViewChange out(long epoch, int node) {
+    return ViewChange.newBuilder().setExpectEpoch(epoch).setMarkOut(node).build();
+  }
+
+  private static ViewChange joining(long epoch, int node) {
+    return ViewChange.newBuilder().setExpectEpoch(epoch).setMarkJoining(node).build();
+  }
+
+  @Test
+  void aNodesLife_downOutJoiningUp_andTheLastInSyncCopyNeverLeaves() {
+    ClusterView v = apply(ClusterView.getDefaultInstance(), down(0, 1));
+    assertEquals(v, apply(v, joining(1, 1)), "only a node out starts joining");
+    assertEquals(v, apply(v, out(1, 2)), "a node up is not taken out: it goes down first");
+    v = apply(v, out(1, 1));
+    assertEquals(ClusterView.newBuilder().setEpoch(2).addOut(1).build(), v);
+    assertEquals(v, apply(v, up(2, 1)), "a node out comes back only by catching up");
+    assertEquals(v, apply(v, down(2, 1)), "a node out is not down");
+    ClusterView twoDown = apply(v, down(2, 2));
+    assertEquals(List.of(2), twoDown.getDownList());
+    assertEquals(twoDown, apply(twoDown, out(3, 2)),
+        "node 2 holds the only in-sync copy of the partitions it shares with node 1: it stays in sync");
+    org.junit.jupiter.api.Assertions.assertFalse(THREE.onlyCopies(twoDown, 0).isEmpty(),
+        "node 0 shares partitions with nodes 1 and 2, neither serving");
+    assertEquals(THREE.placement().partitionsHeldBy(0).size(), THREE.onlyCopies(twoDown, 0).size());
+    v = apply(v, joining(2, 1));
+    assertEquals(ClusterView.newBuilder().setEpoch(3).addJoining(1).build(), v);
+    assertEquals(v, apply(v, down(3, 1)), "a node joining that stops goes out, not down");
+    ClusterView again = apply(v, out(3, 1));
+    assertEquals(ClusterView.newBuilder().setEpoch(4).addOut(1).build(), again, "joining, then stopped: out again");
+    v = apply(v, up(3, 1));
+    assertEquals(ClusterView.newBuilder().setEpoch(4).build(), v, "caught up: in sync and up");
+  }
+
   @Test
   void changes_applyOnlyOnTheEpochTheyWereProposedOn_andOnlyWhenTheyChangeSomething() {
     ClusterView v0 = ClusterView.getDefaultInstance();
-    ClusterView v1 = ViewStateMachine.apply(v0, down(0, 2));
+    ClusterView v1 = apply(v0, down(0, 2));
     assertEquals(ClusterView.newBuilder().setEpoch(1).addDown(2).build(), v1);
-    assertEquals(v1, ViewStateMachine.apply(v1, down(0, 1)), "proposed on an old view: dropped");
-    assertEquals(v1, ViewStateMachine.apply(v1, down(1, 2)), "down already: nothing to decide");
-    assertEquals(v1, ViewStateMachine.apply(v1, up(1, 0)), "up already: nothing to decide");
-    ClusterView v2 = ViewStateMachine.apply(v1, down(1, 0));
+    assertEquals(v1, apply(v1, down(0, 1)), "proposed on an old view: dropped");
+    assertEquals(v1, apply(v1, down(1, 2)), "down already: nothing to decide");
+    assertEquals(v1, apply(v1, up(1, 0)), "up already: nothing to decide");
+    ClusterView v2 = apply(v1, down(1, 0));
     assertEquals(List.of(0, 2), v2.getDownList(), "kept in order");
-    ClusterView v3 = ViewStateMachine.apply(v2, up(2, 2));
+    ClusterView v3 = apply(v2, up(2, 2));
     assertEquals(ClusterView.newBuilder().setEpoch(3).addDown(0).build(), v3);
-    assertEquals(v3, ViewStateMachine.apply(v3, null), "an entry that is not a signed change: nothing");
-    assertEquals(v3, ViewStateMachine.apply(v3, ViewChange.newBuilder().setExpectEpoch(3).build()), "no change named");
+    assertEquals(v3, apply(v3, null), "an entry that is not a signed change: nothing");
+    assertEquals(v3, apply(v3, ViewChange.newBuilder().setExpectEpoch(3).build()), "no change named");
   }
 
   @Test

@@ -1,0 +1,241 @@
+package org.sss.server.membership;
+
+import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.sss.core.cluster.ClusterSpec;
+import org.sss.core.cluster.InSyncCopies;
+import org.sss.core.cluster.JobTables;
+import org.sss.core.proto.ClusterView;
+import org.sss.core.proto.Request;
+import org.sss.core.proto.Response;
+import org.sss.core.proto.ScanNext;
+import org.sss.core.proto.ScanOpen;
+import org.sss.core.proto.ViewChange;
+import org.sss.core.transport.Connection;
+import org.sss.core.transport.Frame;
+import org.sss.core.transport.PairBlock;
+import org.sss.core.transport.Pipelines;
+import org.sss.kvs.KeyRanges;
+import org.sss.kvs.NodeStore;
+import org.sss.kvs.StoreTable;
+
+/**
+ * How a node that is out of the in-sync copies gets back in: it empties its copies of every
+ * replicated table, is decided <em>joining</em>, copies each partition it holds from a copy in
+ * sync and up, and is decided up.
+ *
+ * <p>While it joins, writers send it every write (it is among their copies), so the copy only
+ * has to bring what was written before: each source first reaches the joining epoch, after which
+ * no write sent without this node is still being applied there ({@link Membership#awaitEpoch}),
+ * and then scans a snapshot. A key written here since the node joined is newer than the
+ * snapshot's, or as new, so the copy leaves it alone ({@link #applyLive} records them). Writes to
+ * multi-valued tables are refused while a node joins: their copies store a value under keys of
+ * their own making, so a value both copied and written live could not be told apart.
+ *
+ * <p>A node that stops while joining is decided out again and starts over.
+ */
+final class CatchUp implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(CatchUp.class);
+  private static final int CHUNK_BYTES = 4 << 20;
+  private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
+
+  private final ClusterSpec spec;
+  private final int self;
+  private final NodeStore store;
+  private final Membership membership;
+  private final InSyncCopies copies;
+  private final AtomicBoolean running = new AtomicBoolean();
+  /** Held while a live write records its keys and applies, and while the copy applies a chunk. */
+  private final ReentrantLock applying = new ReentrantLock();
+  /** Stored keys written live since the node joined, per table. */
+  private final Map<String, Set<ByteBuffer>> written = new HashMap<>();
+  private volatile Thread worker;
+
+  CatchUp(ClusterSpec spec, int self, NodeStore store, Membership membership) {
+    this.spec = spec;
+    this.self = self;
+    this.store = store;
+    this.membership = membership;
+    this.copies = new InSyncCopies(spec.placement());
+  }
+
+  /** Starts catching up on a thread of its own, unless it is under way. */
+  void startIfIdle() {
+    if (store == null || !running.compareAndSet(false, true)) {
+      return;
+    }
+    Thread t = new Thread(this::run, "sss-node" + self + "-catch-up");
+    t.setDaemon(true);
+    worker = t;
+    t.start();
+  }
+
+  /** Applies a live write while joining, recording its keys first (see the class comment). */
+  void applyLive(String table, List<byte[]> storedKeys, Runnable write) {
+    applying.lock();
+    try {
+      Set<ByteBuffer> keys = written.computeIfAbsent(table, t -> new HashSet<>());
+      for (byte[] k : storedKeys) {
+        keys.add(ByteBuffer.wrap(k));
+      }
+      write.run();
+    } finally {
+      applying.unlock();
+    }
+  }
+
+  private void run() {
+    try {
+      while (!membership.closed()) {
+        ClusterView v = membership.view();
+        try {
+          if (v.getOutList().contains(self)) {
+            long started = System.nanoTime();
+            int tables = clear();
+            membership.propose(ViewChange.newBuilder().setExpectEpoch(v.getEpoch()).setMarkJoining(self).build(),
+                "node " + self + " emptied its copies of " + tables + " table(s) in "
+                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms and catches up");
+          } else if (v.getJoiningList().contains(self)) {
+            long started = System.nanoTime();
+            long pairs = copyAll(v);
+            ClusterView now = membership.view();
+            if (now.getJoiningList().contains(self)) {
+              membership.propose(ViewChange.newBuilder().setExpectEpoch(now.getEpoch()).setMarkUp(self).build(),
+                  "node " + self + " copied " + pairs + " pair(s) in "
+                      + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms and is in sync again");
+            }
+          } else {
+            return; // in sync (or down: the leader decides)
+          }
+        } catch (Exception e) {
+          LOG.warn("node {}: catching up failed, trying again: {}", self, e.toString());
+          Thread.sleep(1_000);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      running.set(false);
+    }
+  }
+
+  /** Empties this node's copies of every replicated table; returns how many tables. */
+  private int clear() {
+    applying.lock();
+    try {
+      written.clear();
+    } finally {
+      applying.unlock();
+    }
+    int n = 0;
+    for (StoreTable t : replicatedTables()) {
+      for (int p : spec.placement().partitionsHeldBy(self)) {
+        byte[][] range = KeyRanges.partition(p, new byte[0]);
+        t.deleteRange(range[0], range[1]);
+      }
+      n++;
+    }
+    return n;
+  }
+
+  private List<StoreTable> replicatedTables() {
+    return store.tables().stream()
+        .filter(t -> t.options().getReplication() > 1 && !JobTables.isJobTable(t.name()))
+        .toList();
+  }
+
+  /** Copies every partition this node holds from a copy in sync and up; returns the pairs copied. */
+  private long copyAll(ClusterView view) throws Exception {
+    long pairs = 0;
+    Map<Integer, Connection> links = new HashMap<>();
+    try {
+      for (StoreTable t : replicatedTables()) {
+        for (int p : spec.placement().partitionsHeldBy(self)) {
+          int source = -1;
+          for (int node : spec.placement().replicasOf(p)) {
+            if (node != self && InSyncCopies.serves(view, node)) {
+              source = node;
+              break;
+            }
+          }
+          if (source < 0) {
+            throw new IllegalStateException("partition " + p + " has no copy in sync and up to copy from");
+          }
+          Connection c = links.get(source);
+          if (c == null || !c.isActive()) {
+            c = Connection.open(spec.node(source), spec.secret(), "node-" + self + "-catch-up",
+                spec.partitionMap().layout(), org.sss.core.transport.Tls.clientContext(spec),
+                Pipelines.DEFAULT_MAX_FRAME, REQUEST_TIMEOUT).get(30, TimeUnit.SECONDS);
+            links.put(source, c);
+          }
+          pairs += copy(c, t, p, view.getEpoch());
+        }
+      }
+    } finally {
+      links.values().forEach(Connection::close);
+    }
+    return pairs;
+  }
+
+  private long copy(Connection c, StoreTable t, int partition, long epoch) throws Exception {
+    Frame<Response> r = c.call(Request.newBuilder().setScanOpen(ScanOpen.newBuilder().setTable(t.name())
+        .addPartitions(partition).setStandIn(true).setChunkBytes(CHUNK_BYTES).setMinViewEpoch(epoch))).get();
+    long pairs = 0;
+    while (true) {
+      long cursor;
+      boolean done;
+      try {
+        pairs += apply(t, r.body());
+        cursor = r.header().getScan().getCursor();
+        done = r.header().getScan().getDone() || cursor == 0;
+      } finally {
+        r.release();
+      }
+      if (done) {
+        return pairs;
+      }
+      r = c.call(Request.newBuilder().setScanNext(ScanNext.newBuilder().setCursor(cursor))).get();
+    }
+  }
+
+  /** Applies one chunk, leaving out keys written live since the node joined. */
+  private int apply(StoreTable t, ByteBuf body) {
+    if (body == null || !body.isReadable()) {
+      return 0;
+    }
+    int[] n = {0};
+    applying.lock();
+    try (StoreTable.Batch b = t.newBatch()) {
+      Set<ByteBuffer> live = written.getOrDefault(t.name(), Set.of());
+      PairBlock.forEach(body.duplicate(), (k, v) -> {
+        if (!live.contains(ByteBuffer.wrap(k))) {
+          b.put(k, v);
+          n[0]++;
+        }
+      });
+      b.commit();
+    } finally {
+      applying.unlock();
+    }
+    return n[0];
+  }
+
+  @Override
+  public void close() {
+    Thread t = worker;
+    if (t != null) {
+      t.interrupt();
+    }
+  }
+}
