@@ -48,8 +48,11 @@ final class PingCommand implements Callable<Integer> {
   static String describe(org.sss.core.proto.ViewAnswer a) {
     String confirmed = a.getConfirmedMillisAgo() == Long.MAX_VALUE ? "not yet confirmed by a majority"
         : "confirmed by a majority " + a.getConfirmedMillisAgo() + " ms ago";
-    return "membership: epoch " + a.getView().getEpoch() + ", down "
-        + (a.getView().getDownCount() == 0 ? "none" : "node(s) " + a.getView().getDownList())
+    org.sss.core.proto.ClusterView v = a.getView();
+    return "membership: epoch " + v.getEpoch() + ", down "
+        + (v.getDownCount() == 0 ? "none" : "node(s) " + v.getDownList())
+        + (v.getOutCount() == 0 ? "" : ", out of the in-sync copies " + v.getOutList())
+        + (v.getJoiningCount() == 0 ? "" : ", catching up " + v.getJoiningList())
         + ", leader " + (a.getLeader() < 0 ? "unknown" : "node " + a.getLeader()) + ", voters " + a.getVotersList()
         + " (" + confirmed + ")";
   }

@@ -88,6 +88,11 @@ public final class CopyWriter {
     boolean first = true;
     while (true) {
       ClusterView v = view();
+      for (int node : v.getOutList()) {
+        // out, its copies are emptied before it rejoins: what it applied no longer counts there
+        applied[node].clear();
+        uncertain[node].clear();
+      }
       ByteBuf[] bodies = new ByteBuf[n];
       List<List<Integer>> items = new ArrayList<>();
       for (int i = 0; i < n; i++) {

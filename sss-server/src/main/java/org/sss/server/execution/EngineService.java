@@ -176,14 +176,29 @@ public final class EngineService implements AutoCloseable {
     }
     StoreTable input = store.require(spec.getInputTable());
     org.sss.server.membership.Membership m = membership.get();
+    // a node out or catching up would map what it has, not the table; and one decided out while
+    // the stage reads must not empty its copies under it: the stage holds them until it ends
+    Runnable releaseCopies = () -> { };
     if (m != null && input.options().getReplication() > 1) {
       try {
-        m.admitRead(); // a node out or catching up would map what it has, not the table
+        releaseCopies = m.holdCopies();
       } catch (StoreException e) {
         return CompletableFuture.failedFuture(new StoreException(e.code(), "stage " + spec.getIndex() + " of job "
             + jobId + " cannot read its input '" + spec.getInputTable() + "' here: " + e.getMessage()));
       }
     }
+    Runnable release = releaseCopies;
+    try {
+      return runStage(run, input, release);
+    } catch (RuntimeException e) {
+      release.run();
+      throw e;
+    }
+  }
+
+  private CompletableFuture<StageReport> runStage(RunStage run, StoreTable input, Runnable releaseCopies) {
+    String jobId = run.getJobId();
+    StageSpec spec = run.getStage();
     StoreTable output = store.require(spec.getOutputTable());
     ClassLoader loader = jars.acquire(spec.getJarHash());
     PairTypes emits;
@@ -202,6 +217,7 @@ public final class EngineService implements AutoCloseable {
       }
     } catch (RuntimeException e) {
       jars.release(spec.getJarHash());
+      releaseCopies.run();
       return CompletableFuture.failedFuture(e);
     }
     AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -214,6 +230,7 @@ public final class EngineService implements AutoCloseable {
     StageExecution execution = new StageExecution(context, partitions, threads, readers, runners);
     if (running.putIfAbsent(jobId, execution) != null) {
       jars.release(spec.getJarHash());
+      releaseCopies.run();
       return CompletableFuture.failedFuture(new StoreException(ErrorCode.BAD_REQUEST,
           "job " + jobId + " already runs a stage on node " + nodeId));
     }
@@ -222,6 +239,7 @@ public final class EngineService implements AutoCloseable {
       // an abort that came after the check above found nothing running: it must not be lost
       running.remove(jobId, execution);
       jars.release(spec.getJarHash());
+      releaseCopies.run();
       return CompletableFuture.failedFuture(new StoreException(ErrorCode.JOB_ABORTED,
           "job " + jobId + " was aborted: " + abortedMeanwhile));
     }
@@ -236,6 +254,7 @@ public final class EngineService implements AutoCloseable {
         .whenComplete((r, e) -> {
           running.remove(jobId, execution);
           jars.release(spec.getJarHash());
+          releaseCopies.run();
         });
   }
 

@@ -70,6 +70,10 @@ final class CatchUp implements AutoCloseable {
     this.copies = new InSyncCopies(spec.placement());
   }
 
+  boolean running() {
+    return running.get();
+  }
+
   /** Starts catching up on a thread of its own, unless it is under way. */
   void startIfIdle() {
     if (store == null || !running.compareAndSet(false, true)) {
@@ -85,11 +89,11 @@ final class CatchUp implements AutoCloseable {
   void applyLive(String table, List<byte[]> storedKeys, Runnable write) {
     applying.lock();
     try {
+      write.run(); // a write that fails is not recorded: the copy brings the key's value
       Set<ByteBuffer> keys = written.computeIfAbsent(table, t -> new HashSet<>());
       for (byte[] k : storedKeys) {
         keys.add(ByteBuffer.wrap(k));
       }
-      write.run();
     } finally {
       applying.unlock();
     }
@@ -109,6 +113,11 @@ final class CatchUp implements AutoCloseable {
           } else if (v.getJoiningList().contains(self)) {
             long started = System.nanoTime();
             long pairs = copyAll(v);
+            for (StoreTable t : replicatedTables()) {
+              if (t.options().getDisableWal()) {
+                t.flush(); // what was copied must survive a crash once the node counts as in sync
+              }
+            }
             ClusterView now = membership.view();
             if (now.getJoiningList().contains(self)) {
               membership.propose(ViewChange.newBuilder().setExpectEpoch(now.getEpoch()).setMarkUp(self).build(),
@@ -116,6 +125,7 @@ final class CatchUp implements AutoCloseable {
                       + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms and is in sync again");
             }
           } else {
+            forgetWritten();
             return; // in sync (or down: the leader decides)
           }
         } catch (Exception e) {
@@ -130,23 +140,31 @@ final class CatchUp implements AutoCloseable {
     }
   }
 
-  /** Empties this node's copies of every replicated table; returns how many tables. */
-  private int clear() {
+  private void forgetWritten() {
     applying.lock();
     try {
       written.clear();
     } finally {
       applying.unlock();
     }
-    int n = 0;
-    for (StoreTable t : replicatedTables()) {
-      for (int p : spec.placement().partitionsHeldBy(self)) {
-        byte[][] range = KeyRanges.partition(p, new byte[0]);
-        t.deleteRange(range[0], range[1]);
+  }
+
+  /**
+   * Empties this node's copies of every replicated table, once no read or stage still reads them;
+   * returns how many tables.
+   */
+  private int clear() {
+    forgetWritten();
+    List<StoreTable> tables = replicatedTables();
+    membership.emptyCopies(() -> {
+      for (StoreTable t : tables) {
+        for (int p : spec.placement().partitionsHeldBy(self)) {
+          byte[][] range = KeyRanges.partition(p, new byte[0]);
+          t.deleteRange(range[0], range[1]);
+        }
       }
-      n++;
-    }
-    return n;
+    });
+    return tables.size();
   }
 
   private List<StoreTable> replicatedTables() {

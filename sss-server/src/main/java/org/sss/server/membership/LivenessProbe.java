@@ -14,7 +14,8 @@ import org.sss.core.transport.Pipelines;
  * connection kept open between probes. A probe never blocks its caller; a node counts as
  * silent from its last answer (or from when probing began) until its next one. What is probed
  * is the service clients use, not Raft's own heartbeats: a node whose store or port is gone is
- * down for its clients whatever its Raft does.
+ * down for its clients whatever its Raft does; so is a node that answers without a lease (it
+ * cannot reach the majority, so it refuses every read and write).
  */
 final class LivenessProbe implements AutoCloseable {
   private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(1);
@@ -57,10 +58,14 @@ final class LivenessProbe implements AutoCloseable {
                 PROBE_TIMEOUT))
             .orTimeout(PROBE_TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS)
             .whenComplete((answer, failure) -> {
+              // a node that answers but cannot confirm its view with a majority refuses to serve:
+              // for writers it is as silent as a dead one (a link cut one way)
+              boolean serving = answer != null
+                  && answer.header().getView().getConfirmedMillisAgo() <= Membership.LEASE_MILLIS;
               if (answer != null) {
                 answer.release();
               }
-              answered(n, failure == null);
+              answered(n, failure == null && serving);
             });
       }
     }

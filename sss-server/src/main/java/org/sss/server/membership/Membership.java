@@ -100,10 +100,16 @@ public final class Membership implements AutoCloseable {
    */
   private final java.util.concurrent.locks.ReentrantReadWriteLock viewLock =
       new java.util.concurrent.locks.ReentrantReadWriteLock();
-  private final Object refreshing = new Object();
+  /** The one read of the view under way for requests that need a fresh one, or null. */
+  private final java.util.concurrent.atomic.AtomicReference<java.util.concurrent.CompletableFuture<Void>> refreshing =
+      new java.util.concurrent.atomic.AtomicReference<>();
+  /**
+   * Reads and stages hold it shared while they read this node's copies; emptying the copies
+   * (a node decided out, {@link CatchUp}) takes it exclusively, so nothing admitted to read finds
+   * them emptied under it. Stamped, not reentrant: a stage releases it from another thread.
+   */
+  private final java.util.concurrent.locks.StampedLock copiesLock = new java.util.concurrent.locks.StampedLock();
   private final CatchUp catchUp;
-  /** Whether the view was read once since this node started (the membership thread's). */
-  private boolean readSinceStart;
   private volatile boolean closed;
 
   private Membership(ClusterSpec spec, int self, String listenHost, Path storage, org.sss.kvs.NodeStore store)
@@ -223,13 +229,11 @@ public final class Membership implements AutoCloseable {
     try {
       refresh();
       ClusterView v = view;
-      if (!readSinceStart && confirmedAtNanos != 0) {
-        readSinceStart = true;
-        if (v.getJoiningList().contains(self)) {
-          // what it copied before it stopped may miss writes made while it was gone: start over
-          propose(ViewChange.newBuilder().setExpectEpoch(v.getEpoch()).setMarkOut(self).build(),
-              "node " + self + " stopped while catching up and starts over");
-        }
+      if (confirmedAtNanos != 0 && v.getJoiningList().contains(self) && !catchUp.running()) {
+        // joining without catching up: it stopped while catching up (what it copied may miss
+        // writes made while it was gone), so it starts over
+        propose(ViewChange.newBuilder().setExpectEpoch(v.getEpoch()).setMarkOut(self).build(),
+            "node " + self + " stopped while catching up and starts over");
       }
       if (view.getOutList().contains(self)) {
         catchUp.startIfIdle();
@@ -266,23 +270,35 @@ public final class Membership implements AutoCloseable {
    * most {@link #REFRESH_WAIT_MILLIS}. Concurrent callers share one read.
    */
   private void refreshNow(long since) {
-    synchronized (refreshing) {
-      if (confirmedAtNanos - since > 0) {
-        return;
+    if (confirmedAtNanos - since > 0) {
+      return;
+    }
+    java.util.concurrent.CompletableFuture<Void> read = refreshing.get();
+    if (read == null || read.isDone()) {
+      java.util.concurrent.CompletableFuture<Void> mine = new java.util.concurrent.CompletableFuture<>();
+      if (refreshing.compareAndSet(read, mine)) {
+        long asked = System.nanoTime();
+        client.async().sendReadOnly(Message.valueOf(ByteString.EMPTY)).whenComplete((reply, failure) -> {
+          try {
+            if (reply != null && reply.isSuccess()) {
+              note(ClusterView.parseFrom(reply.getMessage().getContent().toByteArray()));
+              confirmedAtNanos = asked;
+            }
+          } catch (Exception e) {
+            LOG.debug("node {}: reading the view failed: {}", self, e.toString());
+          } finally {
+            mine.complete(null);
+          }
+        });
       }
-      long asked = System.nanoTime();
-      try {
-        RaftClientReply reply = client.async().sendReadOnly(Message.valueOf(ByteString.EMPTY))
-            .get(REFRESH_WAIT_MILLIS, TimeUnit.MILLISECONDS);
-        if (reply.isSuccess()) {
-          note(ClusterView.parseFrom(reply.getMessage().getContent().toByteArray()));
-          confirmedAtNanos = asked;
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } catch (Exception e) {
-        LOG.debug("node {}: reading the view failed: {}", self, e.toString());
-      }
+      read = refreshing.get();
+    }
+    try {
+      read.get(REFRESH_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      // not confirmed in time: the lease says what the request may do
     }
   }
 
@@ -368,13 +384,50 @@ public final class Membership implements AutoCloseable {
   /**
    * Admits a read of a replicated table, or refuses it ({@code NOT_SERVING}) when this node may
    * miss writes: it is down, out or catching up, or no majority confirmed its view within the
-   * lease (it may have been decided out without hearing of it).
+   * lease (it may have been decided out without hearing of it). The returned action ends the
+   * read ({@link #holdCopies}).
    */
-  public void admitRead() {
+  public Runnable admitRead() {
     ensureFresh(0);
+    return holdCopies();
+  }
+
+  /**
+   * Admits a read of this node's copies and holds them until the returned action runs (once):
+   * until then they are not emptied, even if the node is decided out meanwhile. Refused
+   * ({@code NOT_SERVING}) as {@link #admitRead}.
+   */
+  public Runnable holdCopies() {
+    refuseUnlessServing();
+    long stamp = copiesLock.readLock();
+    try {
+      refuseUnlessServing();
+    } catch (RuntimeException e) {
+      copiesLock.unlockRead(stamp);
+      throw e;
+    }
+    java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+    return () -> {
+      if (released.compareAndSet(false, true)) {
+        copiesLock.unlockRead(stamp);
+      }
+    };
+  }
+
+  private void refuseUnlessServing() {
     String why = notServing(view);
     if (why != null) {
       throw new org.sss.kvs.StoreException(org.sss.core.proto.ErrorCode.NOT_SERVING, why);
+    }
+  }
+
+  /** Runs {@code emptying} once no read or stage holds this node's copies ({@link #holdCopies}). */
+  void emptyCopies(Runnable emptying) {
+    long stamp = copiesLock.writeLock();
+    try {
+      emptying.run();
+    } finally {
+      copiesLock.unlockWrite(stamp);
     }
   }
 

@@ -119,23 +119,27 @@ public final class KvsService {
       }
       case GET -> {
         StoreTable t = store.require(req.getGet().getTable());
-        admitRead(t);
-        byte[] key = checkKey(t, req.getGet().getKey().toByteArray());
-        GetResult.Builder g = GetResult.newBuilder();
-        if (t.options().getMultiValued()) {
-          List<byte[]> values = MultiValued.values(t, key, answerBudget);
-          values.forEach(v -> g.addValues(ByteString.copyFrom(v)));
-          if (!values.isEmpty()) {
-            g.setFound(true).setValue(g.getValues(0));
+        Runnable held = admitRead(t);
+        try {
+          byte[] key = checkKey(t, req.getGet().getKey().toByteArray());
+          GetResult.Builder g = GetResult.newBuilder();
+          if (t.options().getMultiValued()) {
+            List<byte[]> values = MultiValued.values(t, key, answerBudget);
+            values.forEach(v -> g.addValues(ByteString.copyFrom(v)));
+            if (!values.isEmpty()) {
+              g.setFound(true).setValue(g.getValues(0));
+            }
+          } else {
+            byte[] v = t.get(key);
+            g.setFound(v != null);
+            if (v != null) {
+              g.setValue(ByteString.copyFrom(v));
+            }
           }
-        } else {
-          byte[] v = t.get(key);
-          g.setFound(v != null);
-          if (v != null) {
-            g.setValue(ByteString.copyFrom(v));
-          }
+          return Frame.of(ok.setGet(g).build());
+        } finally {
+          held.run();
         }
-        return Frame.of(ok.setGet(g).build());
       }
       case MULTI_GET -> {
         return multiGet(req, body, ok, alloc);
@@ -167,20 +171,24 @@ public final class KvsService {
       }
       case COUNT -> {
         StoreTable t = store.require(req.getCount().getTable());
-        admitRead(t);
-        long n = 0;
-        List<Integer> counted = req.getCount().getPartitionsCount() == 0
-            ? partitionMap.partitionsOf(nodeId) : req.getCount().getPartitionsList();
-        for (int partition : counted) {
-          if (partition < 0 || partition >= partitionMap.partitions()) { // a uint32 past 2^31 reads negative
-            throw new StoreException(ErrorCode.BAD_REQUEST, "no partition " + Integer.toUnsignedString(partition) + " in a cluster of "
-                + partitionMap.partitions());
+        Runnable held = admitRead(t);
+        try {
+          long n = 0;
+          List<Integer> counted = req.getCount().getPartitionsCount() == 0
+              ? partitionMap.partitionsOf(nodeId) : req.getCount().getPartitionsList();
+          for (int partition : counted) {
+            if (partition < 0 || partition >= partitionMap.partitions()) { // a uint32 past 2^31 reads negative
+              throw new StoreException(ErrorCode.BAD_REQUEST, "no partition " + Integer.toUnsignedString(partition) + " in a cluster of "
+                  + partitionMap.partitions());
+            }
+            checkHeld(t, partition);
+            byte[][] range = KeyRanges.partition(partition, new byte[0]);
+            n += t.count(range[0], range[1]);
           }
-          checkHeld(t, partition);
-          byte[][] range = KeyRanges.partition(partition, new byte[0]);
-          n += t.count(range[0], range[1]);
+          return Frame.of(ok.setCount(CountResult.newBuilder().setPairs(n)).build());
+        } finally {
+          held.run();
         }
-        return Frame.of(ok.setCount(CountResult.newBuilder().setPairs(n)).build());
       }
       default -> throw new StoreException(ErrorCode.BAD_REQUEST, "unknown operation " + req.getOpCase());
     }
@@ -362,12 +370,16 @@ public final class KvsService {
     return t.options().getReplication() > 1 ? membership.get() : null;
   }
 
-  private void admitRead(StoreTable t) {
+  /**
+   * Admits a read of {@code t}; the returned action ends it (the node's copies are held until
+   * then, see {@code Membership.holdCopies}).
+   */
+  private Runnable admitRead(StoreTable t) {
     org.sss.server.membership.Membership m = replicated(t);
-    if (m != null) {
-      m.admitRead();
-    }
+    return m == null ? NOTHING_HELD : m.admitRead();
   }
+
+  private static final Runnable NOTHING_HELD = () -> { };
 
   /** Admits a write to a replicated table (held until it is applied); null for a table of one copy. */
   private org.sss.server.membership.Membership.Admission admitWrite(StoreTable t, long epoch) {
@@ -392,8 +404,17 @@ public final class KvsService {
 
   private Frame<Response> multiGet(Request req, ByteBuf body, Response.Builder ok, ByteBufAllocator alloc) {
     StoreTable t = store.require(req.getMultiGet().getTable());
-    admitRead(t);
-    List<byte[]> keys = readKeys(body, req.getMultiGet().getKeyCount());
+    Runnable held = admitRead(t);
+    try {
+      return multiGet(t, body, ok, alloc, req.getMultiGet().getKeyCount());
+    } finally {
+      held.run();
+    }
+  }
+
+  private Frame<Response> multiGet(StoreTable t, ByteBuf body, Response.Builder ok, ByteBufAllocator alloc,
+                                   int keyCount) {
+    List<byte[]> keys = readKeys(body, keyCount);
     keys.forEach(k -> checkKey(t, k));
     List<byte[]> values;
     if (t.options().getMultiValued()) {
@@ -426,10 +447,18 @@ public final class KvsService {
 
   private StoreCursor openCursor(ScanOpen scan) {
     StoreTable t = store.require(scan.getTable());
-    admitRead(t);
     if (scan.getMinViewEpoch() > 0 && replicated(t) != null) {
       membership.get().awaitEpoch(scan.getMinViewEpoch()); // before the snapshot: see ScanOpen.min_view_epoch
     }
+    Runnable held = admitRead(t); // until the snapshot is taken: what it reads is then fixed
+    try {
+      return openCursor(t, scan);
+    } finally {
+      held.run();
+    }
+  }
+
+  private StoreCursor openCursor(StoreTable t, ScanOpen scan) {
     List<Integer> partitions = scan.getPartitionsCount() > 0
         ? scan.getPartitionsList() : partitionMap.partitionsOf(nodeId);
     byte[] prefix = scan.getKeyPrefix().toByteArray();

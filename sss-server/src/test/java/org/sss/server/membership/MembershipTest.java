@@ -77,9 +77,10 @@ class MembershipTest {
 
       servers.get(leader).close();
       closed[leader] = true;
-      List<ViewAnswer> after = await(servers, closed, v -> v.getView().getDownList().equals(List.of(leader))
-          && v.getLeader() >= 0 && v.getLeader() != leader, Duration.ofSeconds(40));
-      assertTrue(after.get(0).getView().getEpoch() > epoch);
+      // down after 5 s of silence, then out 3 s later (its partitions keep their other copies)
+      List<ViewAnswer> after = await(servers, closed, v -> v.getView().getOutList().equals(List.of(leader))
+          && v.getView().getDownCount() == 0 && v.getLeader() >= 0 && v.getLeader() != leader, Duration.ofSeconds(40));
+      assertTrue(after.get(0).getView().getEpoch() >= epoch + 2, "down, then out: " + after.get(0).getView());
     } finally {
       for (int i = 0; i < 3; i++) {
         if (!closed[i]) {
