@@ -381,6 +381,18 @@ public final class SssClient implements AutoCloseable {
     if (copyWriter != null) {
       // a node out or catching up would miss the table: its catching up copies the tables it has
       org.sss.core.proto.ClusterView v = copyWriter.refresh();
+      // every node answered: one just back is decided up within about a second; one catching up
+      // may take longer, and is named
+      long end = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+      while (!org.sss.core.cluster.InSyncCopies.whole(v) && v.getOutCount() == 0 && System.nanoTime() < end) {
+        try {
+          Thread.sleep(200);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+        v = copyWriter.refresh();
+      }
       if (!org.sss.core.cluster.InSyncCopies.whole(v)) {
         throw new org.sss.core.transport.NodeUnavailableException("cannot " + what + ": node(s) "
             + (v.getDownCount() > 0 ? v.getDownList() + " down " : "")
