@@ -83,15 +83,25 @@ public final class CopyWriter {
       applied[i] = new BitSet();
       uncertain[i] = new BitSet();
     }
+    boolean[] wasAway = new boolean[n];
+    ClusterView start = view();
+    for (int node = 0; node < n; node++) {
+      wasAway[node] = start.getOutList().contains(node) || start.getJoiningList().contains(node);
+    }
     long deadline = System.nanoTime() + timeout.toNanos();
     long pause = 100;
     boolean first = true;
     while (true) {
       ClusterView v = view();
-      for (int node : v.getOutList()) {
-        // out, its copies are emptied before it rejoins: what it applied no longer counts there
-        applied[node].clear();
-        uncertain[node].clear();
+      for (int node = 0; node < n; node++) {
+        // a node out empties its copies before it rejoins: what it applied before no longer
+        // counts there, even when this writer sees it only once it is joining again
+        boolean away = v.getOutList().contains(node) || v.getJoiningList().contains(node);
+        if (v.getOutList().contains(node) || away && !wasAway[node]) {
+          applied[node].clear();
+          uncertain[node].clear();
+        }
+        wasAway[node] = away;
       }
       ByteBuf[] bodies = new ByteBuf[n];
       List<List<Integer>> items = new ArrayList<>();

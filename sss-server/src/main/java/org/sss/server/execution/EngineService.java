@@ -181,7 +181,7 @@ public final class EngineService implements AutoCloseable {
     Runnable releaseCopies = () -> { };
     if (m != null && input.options().getReplication() > 1) {
       try {
-        releaseCopies = m.holdCopies();
+        releaseCopies = m.admitRead();
       } catch (StoreException e) {
         return CompletableFuture.failedFuture(new StoreException(e.code(), "stage " + spec.getIndex() + " of job "
             + jobId + " cannot read its input '" + spec.getInputTable() + "' here: " + e.getMessage()));
@@ -190,7 +190,7 @@ public final class EngineService implements AutoCloseable {
     Runnable release = releaseCopies;
     try {
       return runStage(run, input, release);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) { // a user class that cannot link throws an Error
       release.run();
       throw e;
     }

@@ -278,7 +278,13 @@ public final class Membership implements AutoCloseable {
       java.util.concurrent.CompletableFuture<Void> mine = new java.util.concurrent.CompletableFuture<>();
       if (refreshing.compareAndSet(read, mine)) {
         long asked = System.nanoTime();
-        client.async().sendReadOnly(Message.valueOf(ByteString.EMPTY)).whenComplete((reply, failure) -> {
+        java.util.concurrent.CompletableFuture<RaftClientReply> sent;
+        try {
+          sent = client.async().sendReadOnly(Message.valueOf(ByteString.EMPTY));
+        } catch (RuntimeException e) {
+          sent = java.util.concurrent.CompletableFuture.failedFuture(e); // the next caller tries again
+        }
+        sent.whenComplete((reply, failure) -> {
           try {
             if (reply != null && reply.isSuccess()) {
               note(ClusterView.parseFrom(reply.getMessage().getContent().toByteArray()));
