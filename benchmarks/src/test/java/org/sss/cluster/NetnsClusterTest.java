@@ -198,6 +198,12 @@ class NetnsClusterTest {
       }
     }
     try (SssClient client = SssClient.connect(clusterFile)) {
+      // cut off for longer than 8 s, node 1 was decided out: jobs wait until it has caught up
+      long deadline = System.nanoTime() + 60_000_000_000L;
+      while (!org.sss.core.cluster.InSyncCopies.whole(client.view().getView())) {
+        assertTrue(System.nanoTime() < deadline, "node 1 did not catch up within 60 s: " + client.view());
+        Thread.sleep(200);
+      }
       assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("gated-counts")),
           "the failed job left no output");
       assertEquals(20_000, client.count("text"), "no user data lost");
