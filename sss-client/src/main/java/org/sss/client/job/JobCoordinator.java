@@ -63,7 +63,16 @@ final class JobCoordinator implements Runnable {
   private final SssClient client;
   private final NodeChannels channels;
   private final Job job;
-  private final String jobId;
+  /** The attempt's id: the job's, with "r1", "r2"... for the attempts after a node was lost. */
+  private volatile String jobId;
+  /**
+   * The membership view the attempt runs on, and its nodes (those not out): every node of the
+   * job routes by it, and a node at another epoch refuses to commit the output.
+   */
+  private org.sss.core.proto.ClusterView view = org.sss.core.proto.ClusterView.getDefaultInstance();
+  private List<Integer> nodes = List.of();
+  /** Set when the output starts to commit: a failure from then on is not run again. */
+  private volatile boolean committing;
   private final CompletableFuture<JobResult> result = new CompletableFuture<>();
   private volatile ProgressListener listener = ProgressListener.none();
   private volatile String cancelReason;
@@ -87,17 +96,105 @@ final class JobCoordinator implements Runnable {
     cancelReason = reason;
   }
 
+  /** Attempts after the first, when nodes are lost: each waits for the members' decision first. */
+  static final int MAX_RERUNS = 2;
+  /** How long a rerun waits for the members to decide a lost node out (about 9 s after it died). */
+  private static final long REDECIDE_MILLIS = 45_000;
+
   @Override
   public void run() {
     long start = System.nanoTime();
-    try {
-      result.complete(execute(start));
-    } catch (Throwable e) {
-      cleanUp(e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse(""));
-      result.completeExceptionally(e instanceof JobFailedException ? e
-          : new JobFailedException(e instanceof SssException s ? s.code() : ErrorCode.INTERNAL,
-              "job " + job.name + " (" + jobId + ") failed: " + e.getMessage(), e));
+    String firstId = jobId;
+    for (int reruns = 0; ; reruns++) {
+      try {
+        result.complete(execute(start, reruns));
+        return;
+      } catch (Throwable e) {
+        cleanUp(e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse(""));
+        if (reruns < MAX_RERUNS && lostANode(e) && awaitNewView()) {
+          LOG.warn("job {} ({}): {}; running it again on the nodes in sync (membership epoch {})", job.name, jobId,
+              e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse(""), view.getEpoch());
+          jobId = firstId + "r" + (reruns + 1);
+          continue;
+        }
+        result.completeExceptionally(e instanceof JobFailedException ? e
+            : new JobFailedException(e instanceof SssException s ? s.code() : ErrorCode.INTERNAL,
+                "job " + job.name + " (" + jobId + ") failed: " + e.getMessage(), e));
+        return;
+      }
     }
+  }
+
+  /**
+   * Whether a failure came from a node lost or a change of the copies (a replicated cluster,
+   * before the output started to commit, not cancelled): the job then runs again from its
+   * stored input, whose copies the survivors hold.
+   */
+  private boolean lostANode(Throwable e) {
+    if (channels.spec().replication() < 2 || committing || cancelReason != null) {
+      return false;
+    }
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c instanceof org.sss.core.transport.NodeUnavailableException
+          || c instanceof SssException s && (s.code() == ErrorCode.STALE_VIEW || s.code() == ErrorCode.NOT_SERVING)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Waits until the members decided something since the attempt's view, and no node is down or
+   * catching up; false when that does not come within {@link #REDECIDE_MILLIS}.
+   */
+  private boolean awaitNewView() {
+    long end = System.nanoTime() + REDECIDE_MILLIS * 1_000_000;
+    while (System.nanoTime() < end && cancelReason == null) {
+      try {
+        org.sss.core.proto.ClusterView v = client.view().getView();
+        if (v.getEpoch() > view.getEpoch() && v.getDownCount() == 0 && v.getJoiningCount() == 0) {
+          return true;
+        }
+        Thread.sleep(250);
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+        return false;
+      } catch (RuntimeException ignored) {
+        // no node answers now: try again until the deadline
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The view the attempt runs on: with nodes down or catching up it waits (30 s at most) for
+   * them to be decided up or out, since a job maps every partition once, on a copy in sync.
+   */
+  private void takeView() throws InterruptedException {
+    List<Integer> all = new ArrayList<>();
+    for (int node = 0; node < channels.spec().nodeCount(); node++) {
+      all.add(node);
+    }
+    if (channels.spec().replication() < 2) {
+      nodes = all;
+      return;
+    }
+    long end = System.nanoTime() + 30_000_000_000L;
+    org.sss.core.proto.ClusterView v = client.view().getView();
+    while ((v.getDownCount() > 0 || v.getJoiningCount() > 0) && System.nanoTime() < end) {
+      Thread.sleep(250);
+      v = client.view().getView();
+    }
+    if (v.getDownCount() > 0 || v.getJoiningCount() > 0) {
+      throw new JobFailedException(ErrorCode.NOT_SERVING, "job " + job.name + " cannot start: node(s) "
+          + (v.getDownCount() > 0 ? v.getDownList() + " down " : "")
+          + (v.getJoiningCount() > 0 ? v.getJoiningList() + " catching up " : "")
+          + "for 30 s (membership epoch " + v.getEpoch() + "); it starts once they are up or decided out", null);
+    }
+    view = v;
+    List<Integer> in = new ArrayList<>(all);
+    in.removeAll(v.getOutList());
+    nodes = in;
   }
 
   /**
@@ -105,19 +202,27 @@ final class JobCoordinator implements Runnable {
    * stats, JAR check and output check at once), creating the job's tables, and one per stage;
    * each stage's nodes drop its intermediate input themselves when they are done with it.
    */
-  private JobResult execute(long start) throws Exception {
+  private JobResult execute(long start, int reruns) throws Exception {
     if (job.inputTable.equals(job.outputTable)) {
       throw new JobFailedException(ErrorCode.BAD_REQUEST, "job " + job.name + " reads and writes table '"
           + job.inputTable + "': write the output to another table", null);
     }
+    takeView();
     CompletableFuture<String> shippedJar = shipJar();
     TableOptions inputOptions = client.tableStats(job.inputTable).getOptions();
     checkInputTypes(inputOptions);
+    if (view.getOutCount() > 0 && inputOptions.getReplication() < 2) {
+      throw new JobFailedException(ErrorCode.NOT_SERVING, "job " + job.name + ": its input '" + job.inputTable
+          + "' keeps one copy, and node(s) " + view.getOutList() + " holding some of it are out", null);
+    }
     String jarHash = awaitJar(shippedJar);
     trace("prepared", start);
     int n = job.stages.size();
     List<StageSummary> summaries = new ArrayList<>();
     Map<String, Long> counters = new TreeMap<>();
+    if (reruns > 0) {
+      counters.put(JobResult.RERUNS_COUNTER, (long) reruns); // each a run of the whole job, after a node was lost
+    }
     List<String> intermediates = new ArrayList<>();
     String input = job.inputTable;
     boolean inputMultiValued = inputOptions.getMultiValued();
@@ -160,6 +265,7 @@ final class JobCoordinator implements Runnable {
       input = output;
       inputMultiValued = outputMultiValued;
     }
+    committing = true;
     commit();
     trace("committed", start);
     return new JobResult(jobId, summaries, counters, (System.nanoTime() - start) / 1e9,
@@ -205,19 +311,20 @@ final class JobCoordinator implements Runnable {
   private void commit() {
     List<Throwable> errors = new ArrayList<>();
     List<CompletableFuture<Frame<Response>>> commits = new ArrayList<>();
-    int nodes = channels.spec().nodeCount();
-    for (int node = 0; node < nodes; node++) {
+    for (int node : nodes) {
       try {
-        commits.add(channels.get(node).call(Request.newBuilder().setCommitJob(CommitJob.newBuilder().setJobId(jobId))));
+        commits.add(channels.get(node).call(Request.newBuilder().setCommitJob(CommitJob.newBuilder().setJobId(jobId)
+            .setViewEpoch(view.getEpoch()))));
       } catch (RuntimeException e) {
         commits.add(CompletableFuture.failedFuture(e));
       }
     }
     List<Integer> committed = new ArrayList<>();
     long expected = 1 + (job.keepIntermediate ? job.stages.size() - 1 : 0);
-    for (int node = 0; node < nodes; node++) {
+    for (int i = 0; i < nodes.size(); i++) {
+      int node = nodes.get(i);
       try {
-        Frame<Response> r = NodeChannels.await(commits.get(node), SssClient.DEFAULT_TIMEOUT);
+        Frame<Response> r = NodeChannels.await(commits.get(i), SssClient.DEFAULT_TIMEOUT);
         long renamed = r.header().getAck().getPairs();
         r.release();
         if (renamed != expected) {
@@ -258,10 +365,10 @@ final class JobCoordinator implements Runnable {
       return CompletableFuture.completedFuture("");
     }
     String hash = JarHashes.of(jar);
-    List<CompletableFuture<Void>> nodes = new ArrayList<>();
-    for (int node = 0; node < channels.spec().nodeCount(); node++) {
+    List<CompletableFuture<Void>> shipped = new ArrayList<>();
+    for (int node : nodes) {
       var connection = channels.get(node);
-      nodes.add(connection.call(Request.newBuilder().setHasJar(HasJar.newBuilder().setHash(hash)), null,
+      shipped.add(connection.call(Request.newBuilder().setHasJar(HasJar.newBuilder().setHash(hash)), null,
           SssClient.DEFAULT_TIMEOUT).thenCompose(has -> {
             boolean present = has.header().getAck().getPairs() > 0;
             has.release();
@@ -278,7 +385,7 @@ final class JobCoordinator implements Runnable {
                 Unpooled.wrappedBuffer(bytes), SssClient.DEFAULT_TIMEOUT).thenAccept(Frame::release);
           }));
     }
-    return CompletableFuture.allOf(nodes.toArray(new CompletableFuture[0])).thenApply(v -> hash);
+    return CompletableFuture.allOf(shipped.toArray(new CompletableFuture[0])).thenApply(v -> hash);
   }
 
   private static String awaitJar(CompletableFuture<String> shipped) throws InterruptedException {
@@ -322,7 +429,7 @@ final class JobCoordinator implements Runnable {
       if (last || job.keepIntermediate) {
         create.setCommitAs(last ? job.outputTable : keptName(i)).setCommitReplaces(job.overwrite);
       }
-      for (int node = 0; node < channels.spec().nodeCount(); node++) {
+      for (int node : nodes) {
         try {
           creates.add(channels.get(node).call(Request.newBuilder().setCreateTable(create)));
         } catch (RuntimeException e) {
@@ -369,12 +476,11 @@ final class JobCoordinator implements Runnable {
   /** Runs one stage on every node and waits for the barrier, watching liveness and cancel. */
   private StageSummary runStage(StageSpec spec, int stageCount, String kind, Map<String, Long> counters)
       throws Exception {
-    int nodes = channels.spec().nodeCount();
     long start = System.nanoTime();
     List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>();
-    for (int node = 0; node < nodes; node++) {
+    for (int node : nodes) {
       futures.add(channels.get(node).call(Request.newBuilder().setRunStage(
-          RunStage.newBuilder().setJobId(jobId).setStage(spec)), null, Duration.ZERO));
+          RunStage.newBuilder().setJobId(jobId).setStage(spec).setView(view)), null, Duration.ZERO));
     }
     CompletableFuture<Void> all = CompletableFuture.allOf(futures.toArray(new CompletableFuture[0]));
     CompletableFuture<Object> firstFailure = new CompletableFuture<>();
@@ -439,9 +545,8 @@ final class JobCoordinator implements Runnable {
   }
 
   private void pollProgress(int stage, int stageCount, String kind, long start) {
-    int nodes = channels.spec().nodeCount();
     List<CompletableFuture<Frame<Response>>> polls = new ArrayList<>();
-    for (int node = 0; node < nodes; node++) {
+    for (int node : nodes) {
       polls.add(channels.get(node).call(Request.newBuilder().setStageProgress(
           StageProgress.newBuilder().setJobId(jobId)), null, LIVENESS_TIMEOUT));
     }

@@ -8,12 +8,19 @@ import java.util.Map;
  *
  * @param jobId              the id of this run
  * @param stages             per-stage figures
- * @param counters           user counters summed over every task and node
+ * @param counters           user counters summed over every task and node, and
+ *                           {@link #RERUNS_COUNTER} when the job ran again after a node was lost
  * @param seconds            wall time from submission to the end of cleanup
  * @param intermediateTables tables between stages, if kept
  */
 public record JobResult(String jobId, List<StageSummary> stages, Map<String, Long> counters, double seconds,
                         List<String> intermediateTables) {
+  /**
+   * How many times the whole job ran again from its input, each after a node was lost and the
+   * members decided it out; absent when it ran once.
+   */
+  public static final String RERUNS_COUNTER = "sss.job.reruns";
+
   /** A user counter, 0 when never incremented. */
   public long counter(String name) {
     return counters.getOrDefault(name, 0L);

@@ -52,6 +52,30 @@ public final class InSyncCopies {
     return first;
   }
 
+  /**
+   * The node that maps {@code partition} in a job, and receives its pairs between stages: its
+   * first copy not out (the leader while it is in), or -1 when every copy is out.
+   */
+  public int owner(ClusterView view, int partition) {
+    for (int node : placement.replicasOf(partition)) {
+      if (!view.getOutList().contains(node)) {
+        return node;
+      }
+    }
+    return -1;
+  }
+
+  /** The partitions {@link #owner} gives {@code node} under {@code view}, ascending. */
+  public List<Integer> ownedBy(ClusterView view, int node) {
+    List<Integer> out = new ArrayList<>();
+    for (int p = 0; p < placement.partitions(); p++) {
+      if (owner(view, p) == node) {
+        out.add(p);
+      }
+    }
+    return out;
+  }
+
   /** True when {@code node} is in sync and up under {@code view}: it serves reads. */
   public static boolean serves(ClusterView view, int node) {
     return !view.getDownList().contains(node) && !view.getOutList().contains(node)

@@ -128,7 +128,15 @@ public final class EngineService implements AutoCloseable {
         if (abortedJobs.containsKey(jobId)) {
           throw new StoreException(ErrorCode.JOB_ABORTED, "job " + jobId + " was aborted: " + abortedJobs.get(jobId));
         }
-        int renamed = store.commit(jobId);
+        org.sss.server.membership.Membership m = membership.get();
+        int renamed;
+        if (m == null) {
+          renamed = store.commit(jobId);
+        } else {
+          try (var admitted = m.admitWrite(req.getCommitJob().getViewEpoch(), false, "job " + jobId)) {
+            renamed = store.commit(jobId); // not while the copies that count change (a node joining)
+          }
+        }
         return CompletableFuture.completedFuture(Frame.of(ok.setAck(Ack.newBuilder().setPairs(renamed)).build()));
       }
       case STAGE_PROGRESS -> {
@@ -223,9 +231,12 @@ public final class EngineService implements AutoCloseable {
     AtomicReference<Throwable> failure = new AtomicReference<>();
     java.util.concurrent.atomic.AtomicBoolean aborted = new java.util.concurrent.atomic.AtomicBoolean();
     StageShuffle shuffle = new StageShuffle(jobId, spec.getOutputTable(), emits, spec.getOutputMultiValued(), nodeId,
-        cluster.partitionMap(), cluster.placement(), output, peers, failure, sequence, maxValueBytes, aborted);
+        cluster.partitionMap(), cluster.placement(), output, peers, failure, sequence, maxValueBytes, aborted,
+        run.getView());
     StageContext context = new StageContext(jobId, spec, nodeId, loader, input, shuffle, failure, aborted);
-    List<Integer> partitions = cluster.partitionMap().partitionsOf(nodeId);
+    // the partitions this node maps: its own, and those of leaders out (the job's view)
+    List<Integer> partitions = run.getView().getOutCount() == 0 ? cluster.partitionMap().partitionsOf(nodeId)
+        : new org.sss.core.cluster.InSyncCopies(cluster.placement()).ownedBy(run.getView(), nodeId);
     int threads = spec.getThreads() > 0 ? spec.getThreads() : defaultThreads;
     StageExecution execution = new StageExecution(context, partitions, threads, readers, runners);
     if (running.putIfAbsent(jobId, execution) != null) {

@@ -65,8 +65,11 @@ final class ShuffleReceiver {
    */
   private void checkHeld(StoreTable table, ByteBuf in, int keyLength) {
     int partition = keyLength < PartitionMap.PREFIX_BYTES ? -1 : in.getUnsignedShort(in.readerIndex());
+    int copies = Math.max(1, table.options().getReplication());
+    // a table between stages keeps one copy, on the partition's leader or, while the leader is
+    // out, on another of its copies (the job's view says which): any of them may receive it
     if (partition < 0 || partition >= placement.partitions()
-        || !placement.holds(self, partition, table.options().getReplication())) {
+        || !placement.holds(self, partition, copies == 1 ? placement.replication() : copies)) {
       throw new StoreException(ErrorCode.BAD_REQUEST, "shuffle batch holds a pair for partition " + partition
           + ", of which this node holds no copy of table '" + table.name() + "'; nothing was written");
     }

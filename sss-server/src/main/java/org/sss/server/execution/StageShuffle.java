@@ -44,6 +44,9 @@ final class StageShuffle {
   final PartitionMap map;
   /** Where each partition's copies are (the output may keep more than one). */
   final ReplicaPlacement placement;
+  /** The job's view: where pairs go when a partition's leader is out ({@code InSyncCopies}). */
+  final org.sss.core.proto.ClusterView view;
+  final org.sss.core.cluster.InSyncCopies inSync;
   final StoreTable localTable;
   private final PeerLinks peers;
   private final Semaphore[] inFlight;
@@ -57,7 +60,10 @@ final class StageShuffle {
 
   StageShuffle(String jobId, String table, PairTypes types, boolean multiValued, int self, PartitionMap map,
                ReplicaPlacement placement, StoreTable localTable, PeerLinks peers, AtomicReference<Throwable> failure, AtomicLong sequence,
-               int maxValueBytes, java.util.concurrent.atomic.AtomicBoolean aborted) {
+               int maxValueBytes, java.util.concurrent.atomic.AtomicBoolean aborted,
+               org.sss.core.proto.ClusterView view) {
+    this.view = view;
+    this.inSync = new org.sss.core.cluster.InSyncCopies(placement);
     this.maxValueBytes = maxValueBytes;
     this.aborted = aborted;
     this.jobId = jobId;

@@ -178,6 +178,14 @@ final class CatchUp implements AutoCloseable {
     long pairs = 0;
     Map<Integer, Connection> links = new HashMap<>();
     try {
+      int first = -1;
+      for (int node = 0; node < spec.nodeCount() && first < 0; node++) {
+        first = node != self && InSyncCopies.serves(view, node) ? node : -1;
+      }
+      if (first < 0) {
+        throw new IllegalStateException("no node in sync and up to copy the tables from");
+      }
+      syncTables(link(links, first), view.getEpoch());
       for (StoreTable t : replicatedTables()) {
         for (int p : spec.placement().partitionsHeldBy(self)) {
           int source = -1;
@@ -190,20 +198,78 @@ final class CatchUp implements AutoCloseable {
           if (source < 0) {
             throw new IllegalStateException("partition " + p + " has no copy in sync and up to copy from");
           }
-          Connection c = links.get(source);
-          if (c == null || !c.isActive()) {
-            c = Connection.open(spec.node(source), spec.secret(), "node-" + self + "-catch-up",
-                spec.partitionMap().layout(), org.sss.core.transport.Tls.clientContext(spec),
-                Pipelines.DEFAULT_MAX_FRAME, REQUEST_TIMEOUT).get(30, TimeUnit.SECONDS);
-            links.put(source, c);
-          }
-          pairs += copy(c, t, p, view.getEpoch());
+          pairs += copy(link(links, source), t, p, view.getEpoch());
         }
       }
     } finally {
       links.values().forEach(Connection::close);
     }
     return pairs;
+  }
+
+  private Connection link(Map<Integer, Connection> links, int node) throws Exception {
+    Connection c = links.get(node);
+    if (c == null || !c.isActive()) {
+      c = Connection.open(spec.node(node), spec.secret(), "node-" + self + "-catch-up",
+          spec.partitionMap().layout(), org.sss.core.transport.Tls.clientContext(spec),
+          Pipelines.DEFAULT_MAX_FRAME, REQUEST_TIMEOUT).get(30, TimeUnit.SECONDS);
+      links.put(node, c);
+    }
+    return c;
+  }
+
+  /**
+   * Makes this node's replicated tables those of a node in sync: tables made while this node was
+   * out (a job's output) are created, tables dropped or replaced meanwhile are dropped (and made
+   * again with the other's options). Asked once that node is at the joining epoch: a job that
+   * ran without this node commits only on the epoch it ran on, so none commits after the list.
+   */
+  private void syncTables(Connection source, long epoch) throws Exception {
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      Frame<Response> v = source.call(Request.newBuilder().setGetView(org.sss.core.proto.GetView.getDefaultInstance()))
+          .get(30, TimeUnit.SECONDS);
+      long at = v.header().getView().getView().getEpoch();
+      v.release();
+      if (at >= epoch) {
+        break;
+      }
+      if (System.nanoTime() > end) {
+        throw new IllegalStateException("the node to copy from stays at membership epoch " + at + " < " + epoch);
+      }
+      Thread.sleep(100);
+    }
+    Frame<Response> r = source.call(Request.newBuilder().setListTables(org.sss.core.proto.ListTables.getDefaultInstance()))
+        .get(60, TimeUnit.SECONDS);
+    Map<String, org.sss.core.proto.TableOptions> theirs = new HashMap<>();
+    try {
+      for (org.sss.core.proto.TableInfo t : r.header().getTables().getTablesList()) {
+        if (t.getOptions().getReplication() > 1 && !JobTables.isJobTable(t.getName())) {
+          theirs.put(t.getName(), t.getOptions());
+        }
+      }
+    } finally {
+      r.release();
+    }
+    for (StoreTable t : replicatedTables()) {
+      org.sss.core.proto.TableOptions o = theirs.get(t.name());
+      if (o == null || !o.equals(t.options())) {
+        store.drop(t.name(), true);
+        applying.lock();
+        try {
+          written.remove(t.name()); // its keys written live went to the table dropped
+        } finally {
+          applying.unlock();
+        }
+        LOG.warn("node {}: dropped table '{}', {} while it was out", self, t.name(), o == null ? "dropped" : "replaced");
+      }
+    }
+    for (Map.Entry<String, org.sss.core.proto.TableOptions> e : theirs.entrySet()) {
+      if (store.table(e.getKey()).isEmpty()) {
+        store.create(e.getKey(), e.getValue(), true);
+        LOG.warn("node {}: created table '{}', made while it was out", self, e.getKey());
+      }
+    }
   }
 
   private long copy(Connection c, StoreTable t, int partition, long epoch) throws Exception {

@@ -1,0 +1,173 @@
+package org.sss.client.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sss.client.BulkWriter;
+import org.sss.client.ScanOptions;
+import org.sss.client.SssClient;
+import org.sss.client.TableScan;
+import org.sss.client.cluster.LocalProcessCluster;
+import org.sss.client.io.BulkIO;
+import org.sss.client.job.Job;
+import org.sss.client.job.JobResult;
+import org.sss.client.job.RunningJob;
+import org.sss.client.job.TestJobs;
+import org.sss.core.api.Emitter;
+import org.sss.core.api.Mapper;
+import org.sss.core.api.Pair;
+import org.sss.core.api.TaskContext;
+import org.sss.core.cluster.ClusterSpec;
+import org.sss.core.cluster.InSyncCopies;
+import org.sss.core.cluster.PartitionMap;
+import org.sss.core.api.Serdes;
+import org.sss.core.keys.PairTypes;
+
+/**
+ * A node killed (kill -9) while a job maps, on three server processes keeping two copies: the
+ * job runs again on the nodes in sync once the members decide the node out, and completes with
+ * the answer a plain count gives, its counters saying it ran again. The node then comes back,
+ * gets the output table made while it was out, and every copy of the output is that answer.
+ */
+class JobNodeLossTest {
+  private static final int ROWS = 30_000;
+  private static final int GROUPS = 97;
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void nodeKilledMidJob_jobRunsAgainOnTheSurvivors_andItsOutputReachesTheNodeWhenItReturns() throws Exception {
+    LocalProcessCluster cluster = LocalProcessCluster.start(dir, 3, 0, 2, "512m");
+    try {
+      ClusterSpec spec = cluster.spec();
+      Map<Long, Long> expected = new TreeMap<>();
+      Path gate = Files.createDirectories(dir.resolve("gate"));
+      try (SssClient client = SssClient.connect(spec)) {
+        client.createTable("rows", BulkIO.textTable(), false);
+        try (BulkWriter w = client.writer("rows", PairTypes.of(BulkIO.textTable()))) {
+          for (long i = 1; i <= ROWS; i++) {
+            w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
+            expected.merge(i % GROUPS, 1L, Long::sum);
+          }
+        }
+        RunningJob job = client.submit(Job.named("groups").input("rows", Serdes.LONG, Serdes.STRING)
+            .map(GatedModulo.class, Serdes.LONG, Serdes.LONG)
+            .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
+            .output("groups").config(GatedModulo.GATE, gate.toString()).build());
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (!started(gate, 1)) {
+          assertTrue(System.nanoTime() < deadline, "node 1 did not start mapping within 60 s");
+          Thread.sleep(20);
+        }
+        cluster.kill(1);
+        Files.writeString(gate.resolve("open"), "");
+        JobResult result = job.await();
+        assertEquals(1L, result.counters().get(JobResult.RERUNS_COUNTER), result.counters().toString());
+        assertEquals(expected, read(client, "groups"), "the job's answer, computed without node 1");
+        assertEquals(GROUPS, client.count("groups"));
+      }
+
+      cluster = LocalProcessCluster.start(dir, 0, 0, "512m"); // node 1 back: it catches up
+      try (SssClient client = SssClient.connect(spec)) {
+        long deadline = System.nanoTime() + 90_000_000_000L;
+        while (!InSyncCopies.whole(client.view().getView())) {
+          assertTrue(System.nanoTime() < deadline, "node 1 did not catch up within 90 s: " + client.view());
+          Thread.sleep(200);
+        }
+        assertEveryCopy(client, spec, "groups", expected);
+        // and a job with every node in again gives the same answer
+        client.submit(Job.named("again").input("rows", Serdes.LONG, Serdes.STRING)
+            .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
+            .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG).output("tens").build()).await();
+        Map<Long, Long> tens = new TreeMap<>();
+        for (long i = 1; i <= ROWS; i++) {
+          tens.merge(i % 10, 1L, Long::sum);
+        }
+        assertEquals(tens, read(client, "tens"));
+      }
+    } finally {
+      cluster.stopAll();
+    }
+  }
+
+  private static boolean started(Path gate, int node) throws java.io.IOException {
+    try (var files = Files.list(gate)) {
+      return files.anyMatch(f -> f.getFileName().toString().startsWith("started node " + node + " "));
+    }
+  }
+
+  private static Map<Long, Long> read(SssClient client, String table) {
+    Map<Long, Long> out = new TreeMap<>();
+    try (TableScan s = client.scan(table, ScanOptions.anyOrder())) {
+      while (s.hasNext()) {
+        Pair p = s.next();
+        assertEquals(null, out.put(Serdes.LONG.decodeKey(p.key()), Serdes.LONG.decodeValue(p.value())));
+      }
+    }
+    return out;
+  }
+
+  /** Every copy of every partition of {@code table}, read on its own node, against the model. */
+  private static void assertEveryCopy(SssClient client, ClusterSpec spec, String table, Map<Long, Long> model) {
+    for (int p = 0; p < spec.partitionMap().partitions(); p++) {
+      Map<Long, Long> expected = new TreeMap<>();
+      for (Map.Entry<Long, Long> e : model.entrySet()) {
+        if (spec.partitionMap().partitionOf(Serdes.LONG.encodeKey(e.getKey())) == p) {
+          expected.put(e.getKey(), e.getValue());
+        }
+      }
+      for (int node : spec.placement().replicasOf(p)) {
+        Map<Long, Long> held = new TreeMap<>();
+        var c = client.channels().get(node);
+        var r = org.sss.client.internal.NodeChannels.await(c.call(org.sss.core.proto.Request.newBuilder()
+            .setScanOpen(org.sss.core.proto.ScanOpen.newBuilder().setTable(table).addPartitions(p).setStandIn(true)
+                .setChunkBytes(1 << 20))), SssClient.DEFAULT_TIMEOUT);
+        while (true) {
+          org.sss.core.transport.PairBlock.forEach(r.body(), (k, v) -> held.put(
+              Serdes.LONG.decodeKey(PartitionMap.userKey(k)), Serdes.LONG.decodeValue(v)));
+          long cursor = r.header().getScan().getCursor();
+          boolean done = r.header().getScan().getDone() || cursor == 0;
+          r.release();
+          if (done) {
+            break;
+          }
+          r = org.sss.client.internal.NodeChannels.await(c.call(org.sss.core.proto.Request.newBuilder()
+              .setScanNext(org.sss.core.proto.ScanNext.newBuilder().setCursor(cursor))), SssClient.DEFAULT_TIMEOUT);
+        }
+        assertEquals(expected, held, "partition " + p + " of '" + table + "' on node " + node);
+      }
+    }
+  }
+
+  /**
+   * (n, v) -> (n mod 97, 1), behind a gate: each task announces itself with the file
+   * {@code GATE/started node N partition P} and waits (at most 120 s) for {@code GATE/open}, so
+   * that the job is mapping when the test kills a node.
+   */
+  public static final class GatedModulo implements Mapper<Long, String, Long, Long> {
+    static final String GATE = "gate.dir";
+
+    @Override
+    public void setup(TaskContext context) throws Exception {
+      Path gate = Path.of(context.get(GATE, "gate-directory-not-configured"));
+      Files.createFile(gate.resolve("started node " + context.nodeId() + " partition " + context.partition()
+          + " " + System.nanoTime()));
+      long deadline = System.nanoTime() + 120_000_000_000L;
+      while (!Files.exists(gate.resolve("open")) && System.nanoTime() < deadline) {
+        Thread.sleep(10); // an abort interrupts this
+      }
+    }
+
+    @Override
+    public void map(Long key, String value, Emitter<Long, Long> out) {
+      out.emit(key % GROUPS, 1L);
+    }
+  }
+}
