@@ -1,7 +1,6 @@
 package org.sss.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -26,7 +25,6 @@ import org.sss.client.TableScan;
 import org.sss.client.cli.SssCommand;
 import org.sss.client.io.BulkIO;
 import org.sss.client.job.Job;
-import org.sss.client.job.JobFailedException;
 import org.sss.client.job.RunningJob;
 import org.sss.core.api.Pair;
 import org.sss.core.api.Serdes;
@@ -34,7 +32,7 @@ import org.sss.examples.WordCount;
 
 /**
  * Three hosts on network namespaces (docker/netns-cluster.sh): WordCount and the quick
- * benchmark over a real bridge, then a host cut off mid-job. Needs root with the right to create
+ * benchmark over a real bridge, then a host cut off mid-job: the job runs again on the others. Needs root with the right to create
  * namespaces and links (NET_ADMIN); skipped otherwise.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -169,7 +167,7 @@ class NetnsClusterTest {
 
   @Test
   @Order(3)
-  void hostCutOffMidJob_failsNamingIt_thenRerunIsCorrect() throws Exception {
+  void hostCutOffMidJob_jobRunsAgainOnTheOthers_thenTheHostCatchesUp() throws Exception {
     Path gate = Files.createDirectories(dir.resolve("gate"));
     try (SssClient client = SssClient.connect(clusterFile)) {
       RunningJob job = client.submit(Job.named("gated").input("text", Serdes.LONG, Serdes.STRING)
@@ -184,29 +182,32 @@ class NetnsClusterTest {
           Thread.sleep(20);
         }
         assertEquals(0, run(SCRIPT.toString(), "link", "down", "1", "--dir", dir.toString()));
+        Files.writeString(gate.resolve("open"), "");
         long t0 = System.nanoTime();
-        try {
-          JobFailedException e = assertThrows(JobFailedException.class, job::await);
-          double seconds = (System.nanoTime() - t0) / 1e9;
-          assertTrue(seconds < 40, "the failure took " + seconds + " s");
-          assertTrue(e.getMessage().contains("node 1"), e.getMessage());
-        } finally {
-          assertEquals(0, run(SCRIPT.toString(), "link", "up", "1", "--dir", dir.toString()));
-        }
+        // the attempt with node 1 fails; once the others decide it out, the job runs again without it
+        org.sss.client.job.JobResult result = job.await();
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        assertTrue(seconds < 60, "the job took " + seconds + " s after the cut");
+        assertEquals(1L, result.counter(org.sss.client.job.JobResult.RERUNS_COUNTER), result.counters().toString());
+        assertEquals(expected, counts(client, "gated-counts"), "WordCount's answer, computed without node 1");
+        // writes go on while node 1 is cut off, to the copies in sync
+        client.put("text", org.sss.core.keys.PairTypes.of(BulkIO.textTable()), Serdes.LONG.encodeKey(1_000_000L),
+            Serdes.STRING.encodeValue("written while node 1 was cut off"));
       } finally {
         Files.writeString(gate.resolve("open"), "");
+        assertEquals(0, run(SCRIPT.toString(), "link", "up", "1", "--dir", dir.toString()));
       }
     }
     try (SssClient client = SssClient.connect(clusterFile)) {
-      // cut off for longer than 8 s, node 1 was decided out: jobs wait until it has caught up
-      long deadline = System.nanoTime() + 60_000_000_000L;
+      // cut off for longer than 8 s, node 1 was decided out: it catches up before it serves
+      long deadline = System.nanoTime() + 90_000_000_000L;
       while (!org.sss.core.cluster.InSyncCopies.whole(client.view().getView())) {
-        assertTrue(System.nanoTime() < deadline, "node 1 did not catch up within 60 s: " + client.view());
+        assertTrue(System.nanoTime() < deadline, "node 1 did not catch up within 90 s: " + client.view());
         Thread.sleep(200);
       }
-      assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("gated-counts")),
-          "the failed job left no output");
-      assertEquals(20_000, client.count("text"), "no user data lost");
+      assertEquals(20_001, client.count("text"), "no user data lost, the write made during the cut kept");
+      assertEquals(expected, counts(client, "gated-counts"));
+      client.delete("text", List.of(Serdes.LONG.encodeKey(1_000_000L)));
       client.submit(WordCount.job("text", "counts-again", true)).await();
       assertEquals(expected, counts(client, "counts-again"));
     }
@@ -229,7 +230,8 @@ class NetnsClusterTest {
     @Override
     public void setup(org.sss.core.api.TaskContext context) throws Exception {
       Path gate = Path.of(context.get(GATE, "gate-directory-not-configured"));
-      Files.createFile(gate.resolve("started node " + context.nodeId() + " partition " + context.partition()));
+      Files.createFile(gate.resolve("started node " + context.nodeId() + " partition " + context.partition() + " "
+          + System.nanoTime())); // a job run again maps the partition again
       long deadline = System.nanoTime() + 120_000_000_000L;
       while (!Files.exists(gate.resolve("open")) && System.nanoTime() < deadline) {
         Thread.sleep(10); // an abort interrupts this
