@@ -495,6 +495,26 @@ public final class NodeStore implements AutoCloseable {
     }
   }
 
+  /**
+   * Gives up every job this node holds (its reservations and tables): a node that was out of the
+   * in-sync copies can commit none of them, and their reservations would refuse the tables it
+   * must make again. Returns how many jobs.
+   */
+  public int abandonAllJobs() {
+    synchronized (ddlLock) {
+      java.util.Set<String> jobs = new java.util.TreeSet<>();
+      reserved.values().forEach(r -> jobs.add(r.jobId()));
+      for (String name : tables.keySet()) {
+        if (JobTables.isJobTable(name)) {
+          String rest = name.substring(JobTables.PREFIX.length());
+          jobs.add(rest.contains("-") ? rest.substring(0, rest.indexOf('-')) : rest);
+        }
+      }
+      jobs.forEach(this::abandon);
+      return jobs.size();
+    }
+  }
+
   private void checkNotAbandoned(String jobId) {
     if (abandoned.contains(jobId)) {
       throw new StoreException(ErrorCode.JOB_ABORTED, "job " + jobId + " was aborted on this node");

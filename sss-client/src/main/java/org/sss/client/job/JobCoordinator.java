@@ -73,6 +73,8 @@ final class JobCoordinator implements Runnable {
   private List<Integer> nodes = List.of();
   /** Set when the output starts to commit: a failure from then on is not run again. */
   private volatile boolean committing;
+  /** Set once the attempt's tables are made: a failure before (a refusal) is not a lost node. */
+  private volatile boolean began;
   private final CompletableFuture<JobResult> result = new CompletableFuture<>();
   private volatile ProgressListener listener = ProgressListener.none();
   private volatile String cancelReason;
@@ -131,28 +133,36 @@ final class JobCoordinator implements Runnable {
    * stored input, whose copies the survivors hold.
    */
   private boolean lostANode(Throwable e) {
-    if (channels.spec().replication() < 2 || committing || cancelReason != null) {
+    if (channels.spec().replication() < 2 || committing || !began || cancelReason != null) {
       return false;
     }
     for (Throwable c = e; c != null; c = c.getCause()) {
-      if (c instanceof org.sss.core.transport.NodeUnavailableException
-          || c instanceof SssException s && (s.code() == ErrorCode.STALE_VIEW || s.code() == ErrorCode.NOT_SERVING)) {
-        return true;
+      if (c instanceof SssException s && (s.code() == ErrorCode.USER_CODE_FAILED || s.code() == ErrorCode.BAD_REQUEST
+          || s.code() == ErrorCode.TYPE_MISMATCH || s.code() == ErrorCode.NO_SUCH_JAR
+          || s.code() == ErrorCode.VALUE_TOO_LARGE)) {
+        return false; // the job's own fault: it would fail again
       }
     }
-    return false;
+    return true; // a candidate: the view says whether a node was lost (awaitNewView)
   }
 
   /**
-   * Waits until the members decided something since the attempt's view, and no node is down or
-   * catching up; false when that does not come within {@link #REDECIDE_MILLIS}.
+   * Whether the failure came with a change of the copies, and the members have settled it: the
+   * view moves on from the attempt's (or shows a node down) within 15 s, more than a node needs
+   * to be decided down even when it led the members (about 10 s, measured); then it waits (45 s
+   * at most) until no node is down or catching up. False when nothing changes: the failure was not a node lost.
    */
   private boolean awaitNewView() {
-    long end = System.nanoTime() + REDECIDE_MILLIS * 1_000_000;
-    while (System.nanoTime() < end && cancelReason == null) {
+    long start = System.nanoTime();
+    boolean changed = false;
+    while (System.nanoTime() - start < REDECIDE_MILLIS * 1_000_000 && cancelReason == null) {
       try {
         org.sss.core.proto.ClusterView v = client.view().getView();
-        if (v.getEpoch() > view.getEpoch() && v.getDownCount() == 0 && v.getJoiningCount() == 0) {
+        changed |= v.getEpoch() > view.getEpoch() || v.getDownCount() > 0;
+        if (!changed && System.nanoTime() - start > CHANGE_WITHIN_MILLIS * 1_000_000) {
+          return false;
+        }
+        if (changed && v.getEpoch() > view.getEpoch() && v.getDownCount() == 0 && v.getJoiningCount() == 0) {
           return true;
         }
         Thread.sleep(250);
@@ -165,6 +175,9 @@ final class JobCoordinator implements Runnable {
     }
     return false;
   }
+
+  /** How long a failure may come before the view shows the node it lost. */
+  private static final long CHANGE_WITHIN_MILLIS = 15_000;
 
   /**
    * The view the attempt runs on: with nodes down or catching up it waits (30 s at most) for
@@ -211,6 +224,11 @@ final class JobCoordinator implements Runnable {
     CompletableFuture<String> shippedJar = shipJar();
     TableOptions inputOptions = client.tableStats(job.inputTable).getOptions();
     checkInputTypes(inputOptions);
+    if (view.getOutCount() > 0 && job.keepIntermediate) {
+      throw new JobFailedException(ErrorCode.BAD_REQUEST, "job " + job.name + " keeps its tables between stages, "
+          + "which keep one copy on the partitions' leaders, and node(s) " + view.getOutList() + " are out: run it "
+          + "once they are back, or without keepIntermediate()", null);
+    }
     if (view.getOutCount() > 0 && inputOptions.getReplication() < 2) {
       throw new JobFailedException(ErrorCode.NOT_SERVING, "job " + job.name + ": its input '" + job.inputTable
           + "' keeps one copy, and node(s) " + view.getOutList() + " holding some of it are out", null);
@@ -227,6 +245,7 @@ final class JobCoordinator implements Runnable {
     String input = job.inputTable;
     boolean inputMultiValued = inputOptions.getMultiValued();
     createAllTables();
+    began = true;
     trace("created tables", start);
     for (int i = 0; i < n; i++) {
       Job.StagePlan plan = job.stages.get(i);
@@ -309,6 +328,14 @@ final class JobCoordinator implements Runnable {
    * on the others; the job fails naming it (see the class comment).
    */
   private void commit() {
+    if (channels.spec().replication() > 1) {
+      org.sss.core.proto.ClusterView now = client.view().getView();
+      if (now.getEpoch() != view.getEpoch()) {
+        committing = false; // nothing committed: the job may run again on the copies that count now
+        throw new JobFailedException(ErrorCode.STALE_VIEW, "job " + job.name + " (" + jobId + ") ran on membership "
+            + "epoch " + view.getEpoch() + ", which moved on to " + now.getEpoch() + " before its commit", null);
+      }
+    }
     List<Throwable> errors = new ArrayList<>();
     List<CompletableFuture<Frame<Response>>> commits = new ArrayList<>();
     for (int node : nodes) {
@@ -336,6 +363,10 @@ final class JobCoordinator implements Runnable {
       } catch (RuntimeException e) {
         errors.add(e);
       }
+    }
+    if (!errors.isEmpty() && committed.isEmpty() && errors.stream().map(NodeChannels::unwrap).allMatch(
+        e -> e instanceof SssException s && (s.code() == ErrorCode.STALE_VIEW || s.code() == ErrorCode.NOT_SERVING))) {
+      committing = false; // every node refused before committing: the job may run again
     }
     if (!errors.isEmpty()) {
       RuntimeException cause = NodeChannels.unwrap(errors.get(0));

@@ -68,10 +68,10 @@ final class ShuffleWriter implements PairWriter {
     // one uniquifier per pair, so that every copy of the output stores the same key
     long sequence = mv ? sequence() : 0;
     if (copies == 1) {
-      writeTo(shuffle.inSync.owner(shuffle.view, partition), partition, key, value, storedLength, sequence);
+      writeTo(shuffle.owners[partition], partition, key, value, storedLength, sequence);
       return;
     }
-    for (int node : shuffle.inSync.writeTargets(shuffle.view, partition)) {
+    for (int node : shuffle.targets[partition]) {
       writeTo(node, partition, key, value, storedLength, sequence);
     }
   }

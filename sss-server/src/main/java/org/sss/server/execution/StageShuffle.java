@@ -45,8 +45,9 @@ final class StageShuffle {
   /** Where each partition's copies are (the output may keep more than one). */
   final ReplicaPlacement placement;
   /** The job's view: where pairs go when a partition's leader is out ({@code InSyncCopies}). */
-  final org.sss.core.proto.ClusterView view;
-  final org.sss.core.cluster.InSyncCopies inSync;
+  /** Per partition, the node receiving a table of one copy, and the copies of a replicated one. */
+  final int[] owners;
+  final int[][] targets;
   final StoreTable localTable;
   private final PeerLinks peers;
   private final Semaphore[] inFlight;
@@ -62,8 +63,13 @@ final class StageShuffle {
                ReplicaPlacement placement, StoreTable localTable, PeerLinks peers, AtomicReference<Throwable> failure, AtomicLong sequence,
                int maxValueBytes, java.util.concurrent.atomic.AtomicBoolean aborted,
                org.sss.core.proto.ClusterView view) {
-    this.view = view;
-    this.inSync = new org.sss.core.cluster.InSyncCopies(placement);
+    org.sss.core.cluster.InSyncCopies inSync = new org.sss.core.cluster.InSyncCopies(placement);
+    this.owners = new int[placement.partitions()];
+    this.targets = new int[placement.partitions()][];
+    for (int p = 0; p < owners.length; p++) {
+      owners[p] = inSync.owner(view, p);
+      targets[p] = inSync.writeTargets(view, p).stream().mapToInt(Integer::intValue).toArray();
+    }
     this.maxValueBytes = maxValueBytes;
     this.aborted = aborted;
     this.jobId = jobId;

@@ -164,6 +164,11 @@ final class CatchUp implements AutoCloseable {
         }
       }
     });
+    // out, it commits no job: their reservations would refuse the tables it makes again
+    int jobs = store.abandonAllJobs();
+    if (jobs > 0) {
+      LOG.warn("node {}: gave up {} job(s) it held while it was out", self, jobs);
+    }
     return tables.size();
   }
 
@@ -178,15 +183,11 @@ final class CatchUp implements AutoCloseable {
     long pairs = 0;
     Map<Integer, Connection> links = new HashMap<>();
     try {
-      int first = -1;
-      for (int node = 0; node < spec.nodeCount() && first < 0; node++) {
-        first = node != self && InSyncCopies.serves(view, node) ? node : -1;
-      }
-      if (first < 0) {
-        throw new IllegalStateException("no node in sync and up to copy the tables from");
-      }
-      syncTables(link(links, first), view.getEpoch());
+      Set<String> complete = syncTables(links, view);
       for (StoreTable t : replicatedTables()) {
+        if (!complete.contains(t.name())) {
+          continue;
+        }
         for (int p : spec.placement().partitionsHeldBy(self)) {
           int source = -1;
           for (int node : spec.placement().replicasOf(p)) {
@@ -219,12 +220,60 @@ final class CatchUp implements AutoCloseable {
   }
 
   /**
-   * Makes this node's replicated tables those of a node in sync: tables made while this node was
-   * out (a job's output) are created, tables dropped or replaced meanwhile are dropped (and made
-   * again with the other's options). Asked once that node is at the joining epoch: a job that
-   * ran without this node commits only on the epoch it ran on, so none commits after the list.
+   * Makes this node's replicated tables those of the nodes in sync: tables made while this node
+   * was out (a job's output) are created, tables dropped or replaced meanwhile are dropped (and
+   * made again with the others' options). Asked once each of those nodes is at the joining
+   * epoch: a job that ran without this node commits only on the epoch it ran on, so none commits
+   * after the lists. Returns the tables every node in sync holds alike, the ones to copy; a
+   * table only some hold (a create or commit that failed part way) is left as it is, and named.
    */
-  private void syncTables(Connection source, long epoch) throws Exception {
+  private Set<String> syncTables(Map<Integer, Connection> links, ClusterView view) throws Exception {
+    List<Map<String, org.sss.core.proto.TableOptions>> lists = new java.util.ArrayList<>();
+    for (int node = 0; node < spec.nodeCount(); node++) {
+      if (node != self && InSyncCopies.serves(view, node)) {
+        lists.add(tablesOf(link(links, node), view.getEpoch()));
+      }
+    }
+    if (lists.isEmpty()) {
+      throw new IllegalStateException("no node in sync and up to copy the tables from");
+    }
+    Set<String> complete = new java.util.TreeSet<>();
+    Set<String> anywhere = new java.util.TreeSet<>();
+    for (Map<String, org.sss.core.proto.TableOptions> l : lists) {
+      anywhere.addAll(l.keySet());
+    }
+    for (String name : anywhere) {
+      org.sss.core.proto.TableOptions o = lists.get(0).get(name);
+      if (o != null && lists.stream().allMatch(l -> o.equals(l.get(name)))) {
+        complete.add(name);
+      } else {
+        LOG.warn("node {}: table '{}' is not alike on every node in sync; it is not copied (drop it)", self, name);
+      }
+    }
+    for (StoreTable t : replicatedTables()) {
+      org.sss.core.proto.TableOptions o = complete.contains(t.name()) ? lists.get(0).get(t.name()) : null;
+      if (!anywhere.contains(t.name()) || o != null && !o.equals(t.options())) {
+        store.drop(t.name(), true);
+        applying.lock();
+        try {
+          written.remove(t.name()); // its keys written live went to the table dropped
+        } finally {
+          applying.unlock();
+        }
+        LOG.warn("node {}: dropped table '{}', {} while it was out", self, t.name(), o == null ? "dropped" : "replaced");
+      }
+    }
+    for (String name : complete) {
+      if (store.table(name).isEmpty()) {
+        store.create(name, lists.get(0).get(name), true);
+        LOG.warn("node {}: created table '{}', made while it was out", self, name);
+      }
+    }
+    return complete;
+  }
+
+  /** The replicated tables of a node, once it is at membership epoch {@code epoch}. */
+  private static Map<String, org.sss.core.proto.TableOptions> tablesOf(Connection source, long epoch) throws Exception {
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (true) {
       Frame<Response> v = source.call(Request.newBuilder().setGetView(org.sss.core.proto.GetView.getDefaultInstance()))
@@ -235,7 +284,7 @@ final class CatchUp implements AutoCloseable {
         break;
       }
       if (System.nanoTime() > end) {
-        throw new IllegalStateException("the node to copy from stays at membership epoch " + at + " < " + epoch);
+        throw new IllegalStateException("a node to copy from stays at membership epoch " + at + " < " + epoch);
       }
       Thread.sleep(100);
     }
@@ -251,25 +300,7 @@ final class CatchUp implements AutoCloseable {
     } finally {
       r.release();
     }
-    for (StoreTable t : replicatedTables()) {
-      org.sss.core.proto.TableOptions o = theirs.get(t.name());
-      if (o == null || !o.equals(t.options())) {
-        store.drop(t.name(), true);
-        applying.lock();
-        try {
-          written.remove(t.name()); // its keys written live went to the table dropped
-        } finally {
-          applying.unlock();
-        }
-        LOG.warn("node {}: dropped table '{}', {} while it was out", self, t.name(), o == null ? "dropped" : "replaced");
-      }
-    }
-    for (Map.Entry<String, org.sss.core.proto.TableOptions> e : theirs.entrySet()) {
-      if (store.table(e.getKey()).isEmpty()) {
-        store.create(e.getKey(), e.getValue(), true);
-        LOG.warn("node {}: created table '{}', made while it was out", self, e.getKey());
-      }
-    }
+    return theirs;
   }
 
   private long copy(Connection c, StoreTable t, int partition, long epoch) throws Exception {
