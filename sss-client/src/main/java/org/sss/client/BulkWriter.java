@@ -22,6 +22,16 @@ import org.sss.core.transport.SssException;
  * {@code maxInFlight} batches per node are in flight at once, and {@link #put} blocks when all
  * are (backpressure, not unbounded buffering).
  *
+ * <h2>Copies that change while it writes</h2>
+ * In a replicated cluster a node may be decided out (or come back) while the writer runs; its
+ * batches are then refused or lost. The writer keeps the pairs written since its last
+ * checkpoint (every {@link #CHECKPOINT_BYTES} and at each flush, where every copy has
+ * acknowledged everything before), and after such a failure it waits for the members'
+ * decision, reads the view again and sends those pairs again, in their order, to the copies
+ * that count now; sent twice to a copy, a pair leaves it as once. So a load goes on through a
+ * node's death. A multi-valued table cannot take a pair twice (each would be a value of its
+ * own): its writer fails instead, saying to write the pairs since the last flush again.
+ *
  * <p>A pair is durable once {@link #flush()} or {@link #close()} has returned without an
  * exception. A failed batch fails the writer: the next {@code put}, {@code flush} or
  * {@code close} throws the first error, naming the node. Not thread-safe: one writer per thread.
@@ -41,7 +51,15 @@ public final class BulkWriter implements AutoCloseable {
   /** Copies of each pair: the cluster's replication. */
   private final int copies;
   /** The membership view the writer's copies come from (null with one copy). */
-  private final org.sss.core.proto.ClusterView view;
+  private org.sss.core.proto.ClusterView view;
+  /** Reads the view again after a refusal; null when the writer cannot send again (see class comment). */
+  private final java.util.function.Supplier<org.sss.core.proto.ClusterView> freshView;
+  /** The pairs since the last checkpoint, as sent (stored keys), when they can be sent again. */
+  private final ByteBuf sinceCheckpoint;
+  private long pairsSinceCheckpoint;
+  private boolean closed;
+  /** How long the writer waits for the copies to settle after a failure. */
+  private final java.time.Duration timeout;
   private final org.sss.core.cluster.InSyncCopies inSync;
   private final Semaphore[] inFlight;
   private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
@@ -49,8 +67,12 @@ public final class BulkWriter implements AutoCloseable {
   private long bytesWritten;
 
   BulkWriter(NodeChannels channels, String table, PairTypes types, int batchBytes, int maxInFlight,
-             org.sss.core.proto.ClusterView view) {
+             org.sss.core.proto.ClusterView view,
+             java.util.function.Supplier<org.sss.core.proto.ClusterView> freshView, java.time.Duration timeout) {
     this.view = view;
+    this.freshView = freshView;
+    this.timeout = timeout;
+    this.sinceCheckpoint = freshView == null ? null : io.netty.buffer.Unpooled.buffer(1 << 16);
     this.channels = channels;
     this.partitions = channels.spec().partitionMap();
     this.table = table;
@@ -77,13 +99,89 @@ public final class BulkWriter implements AutoCloseable {
     if (copies == 1) {
       append(partitions.ownerOf(partition), partition, key, value, true);
     } else {
-      // every copy that counts gets the pair; the write is acknowledged when all have it
-      List<Integer> holders = inSync.writeTargets(view, partition);
-      for (int i = 0; i < holders.size(); i++) {
-        append(holders.get(i), partition, key, value, i == 0);
+      if (sinceCheckpoint != null) {
+        PairBlock.writeVarint(sinceCheckpoint, key.length + PartitionMap.PREFIX_BYTES);
+        sinceCheckpoint.writeShort(partition);
+        sinceCheckpoint.writeBytes(key);
+        PairBlock.writeVarint(sinceCheckpoint, value.length);
+        sinceCheckpoint.writeBytes(value);
+        pairsSinceCheckpoint++;
+      }
+      route(partition, key, value);
+      if (sinceCheckpoint != null && sinceCheckpoint.readableBytes() >= CHECKPOINT_BYTES) {
+        flush();
       }
     }
     bytesWritten += key.length + value.length;
+  }
+
+  /** Sends a pair to every copy that counts; the write is acknowledged when all have it. */
+  private void route(int partition, byte[] key, byte[] value) {
+    List<Integer> holders = inSync.writeTargets(view, partition);
+    for (int i = 0; i < holders.size(); i++) {
+      append(holders.get(i), partition, key, value, i == 0);
+    }
+  }
+
+  /** True for a failure after which the pairs can be sent again to the copies that count then. */
+  private boolean resendable(RuntimeException e) {
+    return sinceCheckpoint != null && (e instanceof org.sss.core.transport.NodeUnavailableException
+        || e instanceof SssException s && (s.code() == org.sss.core.proto.ErrorCode.STALE_VIEW
+            || s.code() == org.sss.core.proto.ErrorCode.NOT_SERVING));
+  }
+
+  /**
+   * After a batch was refused or lost: waits for every batch under way, drops what is buffered,
+   * reads the view again and sends every pair since the checkpoint, in order, until all are
+   * acknowledged or the copies have not settled within the timeout.
+   */
+  private void sendAgain() {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long pause = 200;
+    while (true) {
+      awaitInFlight();
+      RuntimeException e = failure.get();
+      if (e == null) {
+        return;
+      }
+      if (!resendable(e) || System.nanoTime() > deadline) {
+        throw e;
+      }
+      for (int node = 0; node < buffers.length; node++) {
+        if (buffers[node] != null) {
+          buffers[node].release();
+          buffers[node] = null;
+        }
+        counts[node] = 0;
+        leads[node] = 0;
+      }
+      try {
+        Thread.sleep(pause);
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+        throw new SssException(org.sss.core.proto.ErrorCode.INTERNAL, "interrupted while writing", ie);
+      }
+      pause = Math.min(1_000, pause * 2);
+      try {
+        view = freshView.get();
+      } catch (RuntimeException unreachable) {
+        continue; // no node answers now: the deadline ends it
+      }
+      failure.set(null);
+      ByteBuf again = sinceCheckpoint.duplicate();
+      while (again.isReadable()) {
+        int keyLength = PairBlock.readVarint(again);
+        int partition = again.readUnsignedShort();
+        byte[] key = new byte[keyLength - PartitionMap.PREFIX_BYTES];
+        again.readBytes(key);
+        byte[] value = new byte[PairBlock.readVarint(again)];
+        again.readBytes(value);
+        route(partition, key, value);
+      }
+      for (int node = 0; node < buffers.length; node++) {
+        send(node);
+      }
+    }
   }
 
   private void append(int node, int partition, byte[] key, byte[] value, boolean leading) {
@@ -141,7 +239,9 @@ public final class BulkWriter implements AutoCloseable {
               failure.compareAndSet(null, explain(NodeChannels.unwrap(e)));
             } else {
               r.release();
-              acknowledged.addAndGet(led); // a pair counts once, with its first copy's batch
+              if (sinceCheckpoint == null) {
+                acknowledged.addAndGet(led); // a pair counts once, with its first copy's batch
+              } // else counted at the checkpoint: a pair sent again must not count twice
             }
             permits.release();
           });
@@ -149,7 +249,9 @@ public final class BulkWriter implements AutoCloseable {
       permits.release();
       buf.release();
       failure.compareAndSet(null, e);
-      throw e;
+      if (!resendable(e)) {
+        throw e;
+      } // else sent again once the copies settle (checkFailure)
     }
   }
 
@@ -168,7 +270,18 @@ public final class BulkWriter implements AutoCloseable {
   private void checkFailure() {
     RuntimeException e = failure.get();
     if (e != null) {
+      if (resendable(e)) {
+        sendAgain();
+        return;
+      }
       throw e;
+    }
+  }
+
+  private void awaitInFlight() {
+    for (Semaphore s : inFlight) {
+      s.acquireUninterruptibly(maxInFlight);
+      s.release(maxInFlight);
     }
   }
 
@@ -177,11 +290,14 @@ public final class BulkWriter implements AutoCloseable {
     for (int node = 0; node < buffers.length; node++) {
       send(node);
     }
-    for (Semaphore s : inFlight) {
-      s.acquireUninterruptibly(maxInFlight);
-      s.release(maxInFlight);
-    }
+    awaitInFlight();
     checkFailure();
+    if (sinceCheckpoint != null) {
+      // every copy that counts has every pair so far: a checkpoint
+      acknowledged.addAndGet(pairsSinceCheckpoint);
+      pairsSinceCheckpoint = 0;
+      sinceCheckpoint.clear();
+    }
   }
 
   /** Pairs the servers have acknowledged so far. */
@@ -196,9 +312,16 @@ public final class BulkWriter implements AutoCloseable {
 
   @Override
   public void close() {
+    if (closed) {
+      return; // closing twice (a close inside try-with-resources) changes nothing
+    }
+    closed = true;
     try {
       flush();
     } finally {
+      if (sinceCheckpoint != null) {
+        sinceCheckpoint.release();
+      }
       for (int i = 0; i < buffers.length; i++) {
         if (buffers[i] != null) {
           buffers[i].release();
@@ -208,6 +331,8 @@ public final class BulkWriter implements AutoCloseable {
     }
   }
 
+  /** The most bytes of pairs kept to be sent again, in a replicated cluster; then a flush. */
+  static final int CHECKPOINT_BYTES = 64 << 20;
   /** Default size of one batch. */
   static final int DEFAULT_BATCH_BYTES = 1 << 20;
   /** Default batches in flight per node. */

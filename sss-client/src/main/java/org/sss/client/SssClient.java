@@ -730,8 +730,17 @@ public final class SssClient implements AutoCloseable {
 
   /** A writer with explicit batch size and in-flight window. */
   public BulkWriter writer(String table, PairTypes types, int batchBytes, int maxInFlight) {
-    return new BulkWriter(channels, table, types, batchBytes, maxInFlight,
-        copyWriter == null ? null : copyWriter.refresh());
+    if (copyWriter == null) {
+      return new BulkWriter(channels, table, types, batchBytes, maxInFlight, null, null, timeout);
+    }
+    boolean multiValued;
+    try {
+      multiValued = tableStats(table).getOptions().getMultiValued();
+    } catch (SssException e) {
+      multiValued = true; // unknown (the first batch says why): it is not sent twice
+    }
+    return new BulkWriter(channels, table, types, batchBytes, maxInFlight, copyWriter.refresh(),
+        multiValued ? null : copyWriter::refresh, timeout);
   }
 
   /** Reads one key (of a multi-valued table: its first value; see {@link #getAll}). */

@@ -30,10 +30,11 @@ import org.sss.core.api.Serdes;
 import org.sss.core.keys.PairTypes;
 
 /**
- * A node killed (kill -9) while a job maps, on three server processes keeping two copies: the
- * job runs again on the nodes in sync once the members decide the node out, and completes with
- * the answer a plain count gives, its counters saying it ran again. The node then comes back,
- * gets the output table made while it was out, and every copy of the output is that answer.
+ * A node killed (kill -9) while a job maps and a bulk load writes, on three server processes
+ * keeping two copies: the job runs again on the nodes in sync once the members decide the node
+ * out, and completes with the answer a plain count gives, its counters saying it ran again; the
+ * load goes on and every pair it wrote is there. The node then comes back, gets the output
+ * table made while it was out, and every copy of both tables is the test's model.
  */
 class JobNodeLossTest {
   private static final int ROWS = 30_000;
@@ -41,6 +42,8 @@ class JobNodeLossTest {
 
   @TempDir
   Path dir;
+  /** The pairs the load wrote, as the test kept them. */
+  private Map<Long, String> loaded;
 
   @Test
   void nodeKilledMidJob_jobRunsAgainOnTheSurvivors_andItsOutputReachesTheNodeWhenItReturns() throws Exception {
@@ -57,6 +60,29 @@ class JobNodeLossTest {
             expected.merge(i % GROUPS, 1L, Long::sum);
           }
         }
+        client.createTable("loaded", BulkIO.textTable(), false);
+        Map<Long, String> loaded = new TreeMap<>();
+        java.util.concurrent.atomic.AtomicBoolean stopLoading = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.CompletableFuture<Long> load = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+          try (SssClient loader = SssClient.connect(spec);
+               BulkWriter w = loader.writer("loaded", PairTypes.of(BulkIO.textTable()), 64 << 10, 4)) {
+            long i = 0;
+            while (!stopLoading.get()) {
+              i++;
+              w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("loaded " + i));
+              loaded.put(i, "loaded " + i);
+              written.set(i);
+              if (i % 100 == 0) {
+                Thread.sleep(5); // a load that spans the node's death and the members' decision
+              }
+            }
+            w.close();
+            return w.acknowledged();
+          } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+        });
         RunningJob job = client.submit(Job.named("groups").input("rows", Serdes.LONG, Serdes.STRING)
             .map(GatedModulo.class, Serdes.LONG, Serdes.LONG)
             .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
@@ -67,11 +93,23 @@ class JobNodeLossTest {
           Thread.sleep(20);
         }
         cluster.kill(1);
+        long writtenAtKill = written.get();
         Files.writeString(gate.resolve("open"), "");
         JobResult result = job.await();
         assertEquals(1L, result.counters().get(JobResult.RERUNS_COUNTER), result.counters().toString());
         assertEquals(expected, read(client, "groups"), "the job's answer, computed without node 1");
         assertEquals(GROUPS, client.count("groups"));
+        long until = System.nanoTime() + 30_000_000_000L;
+        while (written.get() < writtenAtKill + 2_000 && System.nanoTime() < until && !load.isDone()) {
+          Thread.sleep(20); // the load goes on without node 1, now decided out
+        }
+        stopLoading.set(true);
+        long acknowledged = load.get(120, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(loaded.size(), acknowledged, "every pair acknowledged once");
+        assertTrue(loaded.size() > writtenAtKill + 1_000, "the load went on after the node's death: "
+            + writtenAtKill + " pairs before, " + loaded.size() + " in all");
+        assertEquals(loaded.size(), client.count("loaded"));
+        this.loaded = loaded;
       }
 
       cluster = LocalProcessCluster.start(dir, 0, 0, "512m"); // node 1 back: it catches up
@@ -81,7 +119,8 @@ class JobNodeLossTest {
           assertTrue(System.nanoTime() < deadline, "node 1 did not catch up within 90 s: " + client.view());
           Thread.sleep(200);
         }
-        assertEveryCopy(client, spec, "groups", expected);
+        assertEveryCopy(client, spec, "groups", expected, Serdes.LONG::decodeValue);
+        assertEveryCopy(client, spec, "loaded", this.loaded, Serdes.STRING::decodeValue);
         // and a job with every node in again gives the same answer
         client.submit(Job.named("again").input("rows", Serdes.LONG, Serdes.STRING)
             .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
@@ -115,23 +154,24 @@ class JobNodeLossTest {
   }
 
   /** Every copy of every partition of {@code table}, read on its own node, against the model. */
-  private static void assertEveryCopy(SssClient client, ClusterSpec spec, String table, Map<Long, Long> model) {
+  private static <V> void assertEveryCopy(SssClient client, ClusterSpec spec, String table, Map<Long, V> model,
+                                          java.util.function.Function<byte[], V> decode) {
     for (int p = 0; p < spec.partitionMap().partitions(); p++) {
-      Map<Long, Long> expected = new TreeMap<>();
-      for (Map.Entry<Long, Long> e : model.entrySet()) {
+      Map<Long, V> expected = new TreeMap<>();
+      for (Map.Entry<Long, V> e : model.entrySet()) {
         if (spec.partitionMap().partitionOf(Serdes.LONG.encodeKey(e.getKey())) == p) {
           expected.put(e.getKey(), e.getValue());
         }
       }
       for (int node : spec.placement().replicasOf(p)) {
-        Map<Long, Long> held = new TreeMap<>();
+        Map<Long, V> held = new TreeMap<>();
         var c = client.channels().get(node);
         var r = org.sss.client.internal.NodeChannels.await(c.call(org.sss.core.proto.Request.newBuilder()
             .setScanOpen(org.sss.core.proto.ScanOpen.newBuilder().setTable(table).addPartitions(p).setStandIn(true)
                 .setChunkBytes(1 << 20))), SssClient.DEFAULT_TIMEOUT);
         while (true) {
           org.sss.core.transport.PairBlock.forEach(r.body(), (k, v) -> held.put(
-              Serdes.LONG.decodeKey(PartitionMap.userKey(k)), Serdes.LONG.decodeValue(v)));
+              Serdes.LONG.decodeKey(PartitionMap.userKey(k)), decode.apply(v)));
           long cursor = r.header().getScan().getCursor();
           boolean done = r.header().getScan().getDone() || cursor == 0;
           r.release();
