@@ -58,6 +58,7 @@ public final class BulkWriter implements AutoCloseable {
   private final ByteBuf sinceCheckpoint;
   private long pairsSinceCheckpoint;
   private boolean closed;
+  private RuntimeException closeFailure;
   /** How long the writer waits for the copies to settle after a failure. */
   private final java.time.Duration timeout;
   private final org.sss.core.cluster.InSyncCopies inSync;
@@ -138,14 +139,22 @@ public final class BulkWriter implements AutoCloseable {
   private void sendAgain() {
     long deadline = System.nanoTime() + timeout.toNanos();
     long pause = 200;
+    long failedOn = view.getEpoch();
     while (true) {
       awaitInFlight();
       RuntimeException e = failure.get();
       if (e == null) {
         return;
       }
-      if (!resendable(e) || System.nanoTime() > deadline) {
+      if (!resendable(e)) {
         throw e;
+      }
+      if (System.nanoTime() > deadline) {
+        RuntimeException last = new SssException(org.sss.core.proto.ErrorCode.INTERNAL, "the table's copies did not "
+            + "settle within " + timeout.toSeconds() + " s of a failed batch: " + e.getMessage()
+            + "; the pairs since the last flush may be on some copies only: write them again", e);
+        failure.set(last); // final: the writer has failed
+        throw last;
       }
       for (int node = 0; node < buffers.length; node++) {
         if (buffers[node] != null) {
@@ -166,6 +175,13 @@ public final class BulkWriter implements AutoCloseable {
         view = freshView.get();
       } catch (RuntimeException unreachable) {
         continue; // no node answers now: the deadline ends it
+      }
+      if (e instanceof org.sss.core.transport.NodeUnavailableException lost && !lost.refused()
+          && view.getEpoch() == failedOn) {
+        // a batch lost, not refused, may still be applied by a slow node: sent again on the same
+        // epoch it could land after its resend; on a newer one the node has applied it first
+        // (a node takes a new view only once the writes checked against the old are applied)
+        continue;
       }
       failure.set(null);
       ByteBuf again = sinceCheckpoint.duplicate();
@@ -226,7 +242,9 @@ public final class BulkWriter implements AutoCloseable {
     } catch (InterruptedException e) {
       buf.release();
       Thread.currentThread().interrupt();
-      throw new SssException(org.sss.core.proto.ErrorCode.INTERNAL, "interrupted while writing", e);
+      SssException interrupted = new SssException(org.sss.core.proto.ErrorCode.INTERNAL, "interrupted while writing", e);
+      failure.compareAndSet(null, interrupted); // the writer has failed: its batch was never sent
+      throw interrupted;
     }
     try {
       channels.get(node).call(Request.newBuilder().setPutBatch(
@@ -313,11 +331,17 @@ public final class BulkWriter implements AutoCloseable {
   @Override
   public void close() {
     if (closed) {
+      if (closeFailure != null) {
+        throw closeFailure; // closing again after a failure does not make the pairs stored
+      }
       return; // closing twice (a close inside try-with-resources) changes nothing
     }
     closed = true;
     try {
       flush();
+    } catch (RuntimeException e) {
+      closeFailure = e;
+      throw e;
     } finally {
       if (sinceCheckpoint != null) {
         sinceCheckpoint.release();
