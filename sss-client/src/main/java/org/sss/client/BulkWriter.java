@@ -1,7 +1,6 @@
 package org.sss.client;
 
 import io.netty.buffer.ByteBuf;
-import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -52,6 +51,8 @@ public final class BulkWriter implements AutoCloseable {
   private final int copies;
   /** The membership view the writer's copies come from (null with one copy). */
   private org.sss.core.proto.ClusterView view;
+  /** Per partition, the copies that count under {@link #view}. */
+  private int[][] targets;
   /** Reads the view again after a refusal; null when the writer cannot send again (see class comment). */
   private final java.util.function.Supplier<org.sss.core.proto.ClusterView> freshView;
   /** The pairs since the last checkpoint, as sent (stored keys), when they can be sent again. */
@@ -87,6 +88,7 @@ public final class BulkWriter implements AutoCloseable {
     this.copies = channels.spec().replication();
     this.placement = channels.spec().placement();
     this.inSync = new org.sss.core.cluster.InSyncCopies(placement);
+    this.targets = view == null ? null : inSync.writeTargetsByPartition(view);
     this.inFlight = new Semaphore[n];
     for (int i = 0; i < n; i++) {
       inFlight[i] = new Semaphore(maxInFlight);
@@ -118,9 +120,9 @@ public final class BulkWriter implements AutoCloseable {
 
   /** Sends a pair to every copy that counts; the write is acknowledged when all have it. */
   private void route(int partition, byte[] key, byte[] value) {
-    List<Integer> holders = inSync.writeTargets(view, partition);
-    for (int i = 0; i < holders.size(); i++) {
-      append(holders.get(i), partition, key, value, i == 0);
+    int[] holders = targets[partition];
+    for (int i = 0; i < holders.length; i++) {
+      append(holders[i], partition, key, value, i == 0);
     }
   }
 
@@ -173,6 +175,7 @@ public final class BulkWriter implements AutoCloseable {
       pause = Math.min(1_000, pause * 2);
       try {
         view = freshView.get();
+        targets = inSync.writeTargetsByPartition(view);
       } catch (RuntimeException unreachable) {
         continue; // no node answers now: the deadline ends it
       }

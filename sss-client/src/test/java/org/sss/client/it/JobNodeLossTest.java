@@ -25,7 +25,6 @@ import org.sss.core.api.Pair;
 import org.sss.core.api.TaskContext;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.InSyncCopies;
-import org.sss.core.cluster.PartitionMap;
 import org.sss.core.api.Serdes;
 import org.sss.core.keys.PairTypes;
 
@@ -119,8 +118,8 @@ class JobNodeLossTest {
           assertTrue(System.nanoTime() < deadline, "node 1 did not catch up within 90 s: " + client.view());
           Thread.sleep(200);
         }
-        assertEveryCopy(client, spec, "groups", expected, Serdes.LONG::decodeValue);
-        assertEveryCopy(client, spec, "loaded", this.loaded, Serdes.STRING::decodeValue);
+        EveryCopy.assertEveryCopy(client, spec, "groups", expected, Serdes.LONG::decodeValue);
+        EveryCopy.assertEveryCopy(client, spec, "loaded", this.loaded, Serdes.STRING::decodeValue);
         // and a job with every node in again gives the same answer
         client.submit(Job.named("again").input("rows", Serdes.LONG, Serdes.STRING)
             .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
@@ -153,38 +152,6 @@ class JobNodeLossTest {
     return out;
   }
 
-  /** Every copy of every partition of {@code table}, read on its own node, against the model. */
-  private static <V> void assertEveryCopy(SssClient client, ClusterSpec spec, String table, Map<Long, V> model,
-                                          java.util.function.Function<byte[], V> decode) {
-    for (int p = 0; p < spec.partitionMap().partitions(); p++) {
-      Map<Long, V> expected = new TreeMap<>();
-      for (Map.Entry<Long, V> e : model.entrySet()) {
-        if (spec.partitionMap().partitionOf(Serdes.LONG.encodeKey(e.getKey())) == p) {
-          expected.put(e.getKey(), e.getValue());
-        }
-      }
-      for (int node : spec.placement().replicasOf(p)) {
-        Map<Long, V> held = new TreeMap<>();
-        var c = client.channels().get(node);
-        var r = org.sss.client.internal.NodeChannels.await(c.call(org.sss.core.proto.Request.newBuilder()
-            .setScanOpen(org.sss.core.proto.ScanOpen.newBuilder().setTable(table).addPartitions(p).setStandIn(true)
-                .setChunkBytes(1 << 20))), SssClient.DEFAULT_TIMEOUT);
-        while (true) {
-          org.sss.core.transport.PairBlock.forEach(r.body(), (k, v) -> held.put(
-              Serdes.LONG.decodeKey(PartitionMap.userKey(k)), decode.apply(v)));
-          long cursor = r.header().getScan().getCursor();
-          boolean done = r.header().getScan().getDone() || cursor == 0;
-          r.release();
-          if (done) {
-            break;
-          }
-          r = org.sss.client.internal.NodeChannels.await(c.call(org.sss.core.proto.Request.newBuilder()
-              .setScanNext(org.sss.core.proto.ScanNext.newBuilder().setCursor(cursor))), SssClient.DEFAULT_TIMEOUT);
-        }
-        assertEquals(expected, held, "partition " + p + " of '" + table + "' on node " + node);
-      }
-    }
-  }
 
   /**
    * (n, v) -> (n mod 97, 1), behind a gate: each task announces itself with the file

@@ -187,7 +187,7 @@ class ReplicationTest {
         assertTrue(rounds.get() > 5, "the writer kept writing: " + rounds.get() + " rounds");
         assertEquals(rows.size(), client.count("rows"));
         assertEquals(rows, scanRows(client, ScanOptions.inKeyOrder()), "node 1 answers for its partitions again");
-        assertEveryCopy(client, spec, rows);
+        EveryCopy.assertEveryCopy(client, spec, "rows", rows, Serdes.STRING::decodeValue);
         assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("made-while-down")),
             "node 1 came back without the table the refused create would have made");
         // a table one node lacks (made on two nodes by hand, as an interrupted create leaves it)
@@ -247,41 +247,6 @@ class ReplicationTest {
     throw new AssertionError(what + ": the view did not come within 60 s: " + last);
   }
 
-  /**
-   * Reads every copy of every partition of "rows" on its own node (a raw scan standing in for
-   * the leader) and checks it against the model: copies that differ would give answers that
-   * depend on which copy a reader reaches.
-   */
-  static void assertEveryCopy(SssClient client, ClusterSpec spec, Map<Long, String> rows) {
-    for (int p = 0; p < spec.partitionMap().partitions(); p++) {
-      Map<Long, String> expected = new TreeMap<>();
-      for (Map.Entry<Long, String> e : rows.entrySet()) {
-        if (spec.partitionMap().partitionOf(Serdes.LONG.encodeKey(e.getKey())) == p) {
-          expected.put(e.getKey(), e.getValue());
-        }
-      }
-      for (int node : spec.placement().replicasOf(p)) {
-        Map<Long, String> held = new TreeMap<>();
-        var c = client.channels().get(node);
-        var r = org.sss.client.internal.NodeChannels.await(c.call(org.sss.core.proto.Request.newBuilder()
-            .setScanOpen(org.sss.core.proto.ScanOpen.newBuilder().setTable("rows").addPartitions(p).setStandIn(true)
-                .setChunkBytes(1 << 20))), SssClient.DEFAULT_TIMEOUT);
-        while (true) {
-          org.sss.core.transport.PairBlock.forEach(r.body(), (k, v) -> held.put(
-              Serdes.LONG.decodeKey(org.sss.core.cluster.PartitionMap.userKey(k)), Serdes.STRING.decodeValue(v)));
-          long cursor = r.header().getScan().getCursor();
-          boolean done = r.header().getScan().getDone() || cursor == 0;
-          r.release();
-          if (done) {
-            break;
-          }
-          r = org.sss.client.internal.NodeChannels.await(c.call(org.sss.core.proto.Request.newBuilder()
-              .setScanNext(org.sss.core.proto.ScanNext.newBuilder().setCursor(cursor))), SssClient.DEFAULT_TIMEOUT);
-        }
-        assertEquals(expected, held, "partition " + p + " on node " + node);
-      }
-    }
-  }
 
   private static void assertMultiGet(Map<Long, String> rows, List<byte[]> keys, List<byte[]> values) {
     for (int i = 0; i < keys.size(); i++) {

@@ -39,6 +39,18 @@ public final class InSyncCopies {
   }
 
   /**
+   * {@link #writeTargets} of every partition at once, for writers that route many pairs on one
+   * view: a lookup per pair instead of lists built per pair.
+   */
+  public int[][] writeTargetsByPartition(ClusterView view) {
+    int[][] out = new int[placement.partitions()][];
+    for (int p = 0; p < out.length; p++) {
+      out[p] = writeTargets(view, p).stream().mapToInt(Integer::intValue).toArray();
+    }
+    return out;
+  }
+
+  /**
    * The copies to read {@code partition} from, best first: those in sync and up, then the others
    * (which refuse, but a client with an old view learns that way that it is old).
    */

@@ -65,11 +65,10 @@ final class StageShuffle {
                org.sss.core.proto.ClusterView view) {
     org.sss.core.cluster.InSyncCopies inSync = new org.sss.core.cluster.InSyncCopies(placement);
     this.owners = new int[placement.partitions()];
-    this.targets = new int[placement.partitions()][];
     for (int p = 0; p < owners.length; p++) {
       owners[p] = inSync.owner(view, p);
-      targets[p] = inSync.writeTargets(view, p).stream().mapToInt(Integer::intValue).toArray();
     }
+    this.targets = inSync.writeTargetsByPartition(view);
     this.maxValueBytes = maxValueBytes;
     this.aborted = aborted;
     this.jobId = jobId;
