@@ -437,48 +437,116 @@ public final class StoreTable {
 
   /** {@link #ingestSorted} without storing gathered runs first (it stores one). */
   void ingestRun(SortedRun run) {
+    try (RunFile file = newRunFile()) {
+      try {
+        file.pairs += run.writeTo(file.writer);
+      } catch (RocksDBException e) {
+        throw storageError("writing a sorted run", e);
+      }
+      file.ingest();
+    }
+  }
+
+  /**
+   * A file to write a sorted run into, apart from the table until {@link RunFile#ingest}: for a
+   * writer that must do something between writing the run and making it visible (a node
+   * catching up keeps the keys written live meanwhile).
+   */
+  public RunFile newRunFile() {
     checkLive();
-    Path file;
-    try {
-      Files.createDirectories(ingestDir);
-      file = Files.createTempFile(ingestDir, name + "-", ".sst");
-    } catch (java.io.IOException e) {
-      throw new StoreException(ErrorCode.STORAGE_ERROR, "cannot create an ingest file: " + e.getMessage(), e);
-    }
-    boolean any = false;
-    try (EnvOptions env = new EnvOptions();
-         Options opts = new Options().setCompressionType(NodeStore.compressionOf(options));
-         SstFileWriter writer = new SstFileWriter(env, opts)) {
-      writer.open(file.toString());
-      any = run.writeTo(writer) > 0;
-      if (any) {
-        writer.finish();
+    return new RunFile();
+  }
+
+  /**
+   * Pairs in ascending stored-key order without duplicates, written into an SST file of their
+   * own, then ingested into the table whole: no memtable, no WAL, no flush.
+   */
+  public final class RunFile implements AutoCloseable {
+    private final Path file;
+    private final EnvOptions env = new EnvOptions();
+    private final Options opts = new Options().setCompressionType(NodeStore.compressionOf(options));
+    private final SstFileWriter writer;
+    private long pairs;
+    private boolean closed;
+
+    private RunFile() {
+      try {
+        Files.createDirectories(ingestDir);
+        file = Files.createTempFile(ingestDir, name + "-", ".sst");
+      } catch (java.io.IOException e) {
+        env.close();
+        opts.close();
+        throw new StoreException(ErrorCode.STORAGE_ERROR, "cannot create an ingest file: " + e.getMessage(), e);
       }
-    } catch (RocksDBException e) {
-      deleteQuietly(file);
-      throw storageError("writing a sorted run", e);
-    }
-    if (!any) {
-      deleteQuietly(file);
-      return;
-    }
-    Lock lock;
-    try {
-      lock = use();
-    } catch (StoreException e) {
-      deleteQuietly(file);
-      throw e;
-    }
-    try (IngestExternalFileOptions ingest = new IngestExternalFileOptions().setMoveFiles(true)) {
-      db.ingestExternalFile(handle, List.of(file.toString()), ingest);
-      if (runs != null && levelZeroFiles() > MAX_RUNS) {
-        mergeRuns();
+      writer = new SstFileWriter(env, opts);
+      try {
+        writer.open(file.toString());
+      } catch (RocksDBException e) {
+        close();
+        throw storageError("opening an ingest file", e);
       }
-    } catch (RocksDBException e) {
-      throw storageError("ingesting a sorted run", e);
-    } finally {
-      lock.unlock();
-      deleteQuietly(file);
+    }
+
+    /** Adds a pair; its key must be greater than every key added before. */
+    public void put(byte[] key, byte[] value) {
+      try {
+        writer.put(key, value);
+        pairs++;
+      } catch (RocksDBException e) {
+        throw storageError("writing a sorted run", e);
+      }
+    }
+
+    /** Pairs added so far. */
+    public long pairs() {
+      return pairs;
+    }
+
+    /**
+     * Finishes the file and makes its pairs part of the table, newer than every write applied
+     * before; nothing when no pair was added. The file is gone afterwards, ingested or not.
+     */
+    public void ingest() {
+      if (closed) {
+        throw new IllegalStateException("run file already ingested or closed");
+      }
+      try {
+        if (pairs == 0) {
+          return;
+        }
+        try {
+          writer.finish();
+        } catch (RocksDBException e) {
+          throw storageError("writing a sorted run", e);
+        }
+        Lock lock = use();
+        try (IngestExternalFileOptions ingest = new IngestExternalFileOptions().setMoveFiles(true)) {
+          db.ingestExternalFile(handle, List.of(file.toString()), ingest);
+          if (runs != null && levelZeroFiles() > MAX_RUNS) {
+            mergeRuns();
+          }
+        } catch (RocksDBException e) {
+          throw storageError("ingesting a sorted run", e);
+        } finally {
+          lock.unlock();
+        }
+      } finally {
+        close();
+      }
+    }
+
+    /** Forgets the file unless it was ingested. */
+    @Override
+    public void close() {
+      if (!closed) {
+        closed = true;
+        if (writer != null) {
+          writer.close();
+        }
+        opts.close();
+        env.close();
+        deleteQuietly(file);
+      }
     }
   }
 

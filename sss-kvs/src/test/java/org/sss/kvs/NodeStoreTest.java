@@ -595,6 +595,35 @@ class NodeStoreTest {
     }
   }
 
+  @Test
+  void runFile_isNotVisibleUntilIngestedAndThenNewerThanEarlierWrites_andClosingUningestedLeavesNothing() {
+    StoreTable t = store.create("t", DEFAULTS, false);
+    put(t, bytes("a"), bytes("old"));
+    try (StoreTable.RunFile run = t.newRunFile()) {
+      run.put(bytes("a"), bytes("run"));
+      run.put(bytes("b"), bytes("run"));
+      assertEquals(2, run.pairs());
+      assertArrayEquals(bytes("old"), t.get(bytes("a")), "a run is apart from the table until ingested");
+      assertEquals(1, t.count());
+      run.ingest();
+    }
+    assertArrayEquals(bytes("run"), t.get(bytes("a")), "an ingested run is newer than what was written before");
+    assertEquals(2, t.count());
+    try (StoreTable.RunFile abandoned = t.newRunFile()) {
+      abandoned.put(bytes("c"), bytes("never"));
+    }
+    assertEquals(2, t.count(), "a run closed without ingesting changes nothing");
+    try (var left = Files.list(dir.resolve("ingest"))) {
+      assertEquals(0, left.count(), "no run file stays behind");
+    } catch (java.io.IOException e) {
+      throw new AssertionError(e);
+    }
+    StoreTable.RunFile late = t.newRunFile();
+    late.put(bytes("d"), bytes("1"));
+    store.drop("t", false);
+    assertStore(ErrorCode.NO_SUCH_TABLE, late::ingest);
+  }
+
   // ---------------------------------------------------------------- restart
 
   @Test

@@ -1,8 +1,8 @@
 package org.sss.server.membership;
 
-import io.netty.buffer.ByteBuf;
-import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sss.core.cluster.ClusterSpec;
@@ -24,7 +23,6 @@ import org.sss.core.proto.ScanOpen;
 import org.sss.core.proto.ViewChange;
 import org.sss.core.transport.Connection;
 import org.sss.core.transport.Frame;
-import org.sss.core.transport.PairBlock;
 import org.sss.core.transport.Pipelines;
 import org.sss.kvs.KeyRanges;
 import org.sss.kvs.NodeStore;
@@ -39,7 +37,9 @@ import org.sss.kvs.StoreTable;
  * has to bring what was written before: each source first reaches the joining epoch, after which
  * no write sent without this node is still being applied there ({@link Membership#awaitEpoch}),
  * and then scans a snapshot. A key written here since the node joined is newer than the
- * snapshot's, or as new, so the copy leaves it alone ({@link #applyLive} records them). Writes to
+ * snapshot's, or as new, so the copy leaves it alone ({@link LiveWrites}). What is copied goes
+ * into SST files of whole partitions, ingested as they are (see {@link #copyTable}), not through
+ * the write path. Writes to
  * multi-valued tables are refused while a node joins: their copies store a value under keys of
  * their own making, so a value both copied and written live could not be told apart.
  *
@@ -48,6 +48,8 @@ import org.sss.kvs.StoreTable;
 final class CatchUp implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CatchUp.class);
   private static final int CHUNK_BYTES = 4 << 20;
+  /** Bytes copied into one run file before it is ingested. */
+  private static final long RUN_BYTES = 256L << 20;
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
 
   private final ClusterSpec spec;
@@ -56,10 +58,7 @@ final class CatchUp implements AutoCloseable {
   private final Membership membership;
   private final InSyncCopies copies;
   private final AtomicBoolean running = new AtomicBoolean();
-  /** Held while a live write records its keys and applies, and while the copy applies a chunk. */
-  private final ReentrantLock applying = new ReentrantLock();
-  /** Stored keys written live since the node joined, per table. */
-  private final Map<String, Set<ByteBuffer>> written = new HashMap<>();
+  private final LiveWrites live = new LiveWrites();
   private volatile Thread worker;
 
   CatchUp(ClusterSpec spec, int self, NodeStore store, Membership membership) {
@@ -85,18 +84,9 @@ final class CatchUp implements AutoCloseable {
     t.start();
   }
 
-  /** Applies a live write while joining, recording its keys first (see the class comment). */
+  /** Applies a live write while joining, recording its keys (see {@link LiveWrites}). */
   void applyLive(String table, List<byte[]> storedKeys, Runnable write) {
-    applying.lock();
-    try {
-      write.run(); // a write that fails is not recorded: the copy brings the key's value
-      Set<ByteBuffer> keys = written.computeIfAbsent(table, t -> new HashSet<>());
-      for (byte[] k : storedKeys) {
-        keys.add(ByteBuffer.wrap(k));
-      }
-    } finally {
-      applying.unlock();
-    }
+    live.apply(table, storedKeys, write);
   }
 
   private void run() {
@@ -125,7 +115,7 @@ final class CatchUp implements AutoCloseable {
                       + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms and is in sync again");
             }
           } else {
-            forgetWritten();
+            live.forgetAll();
             return; // in sync (or down: the leader decides)
           }
         } catch (Exception e) {
@@ -140,21 +130,12 @@ final class CatchUp implements AutoCloseable {
     }
   }
 
-  private void forgetWritten() {
-    applying.lock();
-    try {
-      written.clear();
-    } finally {
-      applying.unlock();
-    }
-  }
-
   /**
    * Empties this node's copies of every replicated table, once no read or stage still reads them;
    * returns how many tables.
    */
   private int clear() {
-    forgetWritten();
+    live.forgetAll();
     List<StoreTable> tables = replicatedTables();
     membership.emptyCopies(() -> {
       for (StoreTable t : tables) {
@@ -184,28 +165,51 @@ final class CatchUp implements AutoCloseable {
     Map<Integer, Connection> links = new HashMap<>();
     try {
       Set<String> complete = syncTables(links, view);
+      List<Integer> held = new ArrayList<>(spec.placement().partitionsHeldBy(self));
+      Collections.sort(held); // in stored-key order: a run file takes its keys ascending
       for (StoreTable t : replicatedTables()) {
-        if (!complete.contains(t.name())) {
-          continue;
-        }
-        for (int p : spec.placement().partitionsHeldBy(self)) {
-          int source = -1;
-          for (int node : spec.placement().replicasOf(p)) {
-            if (node != self && InSyncCopies.serves(view, node)) {
-              source = node;
-              break;
-            }
-          }
-          if (source < 0) {
-            throw new IllegalStateException("partition " + p + " has no copy in sync and up to copy from");
-          }
-          pairs += copy(link(links, source), t, p, view.getEpoch());
+        if (complete.contains(t.name())) {
+          pairs += copyTable(links, view, t, held);
         }
       }
     } finally {
       links.values().forEach(Connection::close);
     }
     return pairs;
+  }
+
+  /**
+   * Copies a table's partitions into run files of about {@link #RUN_BYTES} each, in key order,
+   * and ingests each whole: the copy bypasses the memtable, the WAL and the flushes and
+   * compactions that writing the pairs one by one would cost.
+   */
+  private long copyTable(Map<Integer, Connection> links, ClusterView view, StoreTable t, List<Integer> held)
+      throws Exception {
+    long pairs = 0;
+    int next = 0;
+    while (next < held.size()) {
+      Set<Integer> inRun = new HashSet<>();
+      try (StoreTable.RunFile run = t.newRunFile()) {
+        long bytes = 0;
+        while (next < held.size() && bytes < RUN_BYTES) {
+          int p = held.get(next++);
+          inRun.add(p);
+          bytes += copy(link(links, sourceOf(view, p)), t, p, view.getEpoch(), run);
+        }
+        pairs += run.pairs();
+        live.ingestKeepingLive(t, run, inRun);
+      }
+    }
+    return pairs;
+  }
+
+  private int sourceOf(ClusterView view, int partition) {
+    for (int node : spec.placement().replicasOf(partition)) {
+      if (node != self && InSyncCopies.serves(view, node)) {
+        return node;
+      }
+    }
+    throw new IllegalStateException("partition " + partition + " has no copy in sync and up to copy from");
   }
 
   private Connection link(Map<Integer, Connection> links, int node) throws Exception {
@@ -254,12 +258,7 @@ final class CatchUp implements AutoCloseable {
       org.sss.core.proto.TableOptions o = complete.contains(t.name()) ? lists.get(0).get(t.name()) : null;
       if (!anywhere.contains(t.name()) || o != null && !o.equals(t.options())) {
         store.drop(t.name(), true);
-        applying.lock();
-        try {
-          written.remove(t.name()); // its keys written live went to the table dropped
-        } finally {
-          applying.unlock();
-        }
+        live.forget(t.name()); // its keys written live went to the table dropped
         LOG.warn("node {}: dropped table '{}', {} while it was out", self, t.name(), o == null ? "dropped" : "replaced");
       }
     }
@@ -303,47 +302,26 @@ final class CatchUp implements AutoCloseable {
     return theirs;
   }
 
-  private long copy(Connection c, StoreTable t, int partition, long epoch) throws Exception {
+  /** Copies a partition into {@code run}; returns the bytes copied. */
+  private long copy(Connection c, StoreTable t, int partition, long epoch, StoreTable.RunFile run) throws Exception {
     Frame<Response> r = c.call(Request.newBuilder().setScanOpen(ScanOpen.newBuilder().setTable(t.name())
         .addPartitions(partition).setStandIn(true).setChunkBytes(CHUNK_BYTES).setMinViewEpoch(epoch))).get();
-    long pairs = 0;
+    long bytes = 0;
     while (true) {
       long cursor;
       boolean done;
       try {
-        pairs += apply(t, r.body());
+        bytes += live.addCopied(t, r.body(), run);
         cursor = r.header().getScan().getCursor();
         done = r.header().getScan().getDone() || cursor == 0;
       } finally {
         r.release();
       }
       if (done) {
-        return pairs;
+        return bytes;
       }
       r = c.call(Request.newBuilder().setScanNext(ScanNext.newBuilder().setCursor(cursor))).get();
     }
-  }
-
-  /** Applies one chunk, leaving out keys written live since the node joined. */
-  private int apply(StoreTable t, ByteBuf body) {
-    if (body == null || !body.isReadable()) {
-      return 0;
-    }
-    int[] n = {0};
-    applying.lock();
-    try (StoreTable.Batch b = t.newBatch()) {
-      Set<ByteBuffer> live = written.getOrDefault(t.name(), Set.of());
-      PairBlock.forEach(body.duplicate(), (k, v) -> {
-        if (!live.contains(ByteBuffer.wrap(k))) {
-          b.put(k, v);
-          n[0]++;
-        }
-      });
-      b.commit();
-    } finally {
-      applying.unlock();
-    }
-    return n[0];
   }
 
   @Override

@@ -1,0 +1,129 @@
+package org.sss.server.membership;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sss.core.cluster.PartitionMap;
+import org.sss.core.proto.TableOptions;
+import org.sss.core.transport.PairBlock;
+import org.sss.kvs.NodeStore;
+import org.sss.kvs.StoreCursor;
+import org.sss.kvs.StoreTable;
+
+/** A copy ingested as a run never replaces what a node catching up wrote live, before or during the copy. */
+class LiveWritesTest {
+  @TempDir
+  Path dir;
+
+  private NodeStore store;
+  private StoreTable table;
+  private final LiveWrites live = new LiveWrites();
+  /** What the table must hold: the copy's pairs, with every live write applied over them. */
+  private final Map<String, String> model = new TreeMap<>();
+
+  @BeforeEach
+  void open() {
+    store = NodeStore.open(dir);
+    table = store.create("t", TableOptions.getDefaultInstance(), false);
+  }
+
+  @AfterEach
+  void close() {
+    store.close();
+  }
+
+  @Test
+  void copiedRun_keepsLiveWritesMadeBeforeItsChunksAndBetweenChunksAndIngest() {
+    ByteBuf chunk = Unpooled.buffer();
+    for (int i = 0; i < 100; i++) {
+      PairBlock.write(chunk, key(1, i), bytes("copy-" + i)); // the source's snapshot, in key order
+      model.put(name(1, i), "copy-" + i);
+    }
+    putLive(1, 5, "live-5"); // before the chunk arrives: left out of the run
+    deleteLive(1, 6);
+    try (StoreTable.RunFile run = table.newRunFile()) {
+      live.addCopied(table, chunk, run);
+      assertEquals(98, run.pairs(), "the two keys written live are left out of the run");
+      putLive(1, 7, "live-7"); // after the chunk went into the run: the ingest must not undo them
+      deleteLive(1, 8);
+      putLive(1, 200, "live-200");
+      live.ingestKeepingLive(table, run, Set.of(1));
+    }
+    assertEquals(model, stored());
+  }
+
+  @Test
+  void copiedRun_leavesOtherPartitionsAndForgottenTablesAlone() {
+    putLive(2, 1, "live-2-1");
+    ByteBuf chunk = Unpooled.buffer();
+    PairBlock.write(chunk, key(1, 1), bytes("copy-1"));
+    model.put(name(1, 1), "copy-1");
+    try (StoreTable.RunFile run = table.newRunFile()) {
+      live.addCopied(table, chunk, run);
+      live.ingestKeepingLive(table, run, Set.of(1));
+    }
+    assertEquals(model, stored());
+
+    live.forget("t"); // the table was dropped and made again: its live keys no longer count
+    ByteBuf again = Unpooled.buffer();
+    PairBlock.write(again, key(2, 1), bytes("copy-2-1"));
+    model.put(name(2, 1), "copy-2-1");
+    try (StoreTable.RunFile run = table.newRunFile()) {
+      live.addCopied(table, again, run);
+      live.ingestKeepingLive(table, run, Set.of(2));
+    }
+    assertEquals(model, stored());
+  }
+
+  private void putLive(int partition, int i, String value) {
+    byte[] k = key(partition, i);
+    live.apply("t", List.of(k), () -> {
+      try (StoreTable.Batch b = table.newBatch()) {
+        b.put(k, bytes(value));
+        b.commit();
+      }
+    });
+    model.put(name(partition, i), value);
+  }
+
+  private void deleteLive(int partition, int i) {
+    byte[] k = key(partition, i);
+    live.apply("t", List.of(k), () -> table.delete(List.of(k)));
+    model.remove(name(partition, i));
+  }
+
+  private Map<String, String> stored() {
+    Map<String, String> out = new TreeMap<>();
+    try (StoreCursor c = table.scan(null, null)) {
+      for (; c.valid(); c.next()) {
+        byte[] k = c.key();
+        out.put(PartitionMap.partitionOfStored(k) + "/" + new String(PartitionMap.userKey(k), StandardCharsets.UTF_8),
+            new String(c.value(), StandardCharsets.UTF_8));
+      }
+    }
+    return out;
+  }
+
+  private static byte[] key(int partition, int i) {
+    return PartitionMap.storedKey(partition, bytes(String.format("k%04d", i)));
+  }
+
+  private static String name(int partition, int i) {
+    return partition + "/" + String.format("k%04d", i);
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}
