@@ -36,7 +36,38 @@ public final class EmbeddedServers implements EmbeddedNodes {
       throw e;
     }
     List<SssServer> servers = startAll(listeners, i -> NodeConfig.of(spec, i, baseDir.resolve("node-" + i)));
+    try {
+      awaitMembers(servers);
+    } catch (RuntimeException | InterruptedException e) {
+      servers.forEach(SssServer::close);
+      throw e;
+    }
     return new Started(spec, () -> servers.forEach(SssServer::close));
+  }
+
+  /** How long a replicated embedded cluster's members may take to elect a leader and confirm every node's view. */
+  private static final java.time.Duration MEMBERS_READY = java.time.Duration.ofSeconds(30);
+
+  /**
+   * Returns once every node of a replicated cluster has its view of the members confirmed by a
+   * majority, so that it serves: the cluster's first request then finds it ready instead of
+   * waiting for the first election. Nothing to wait for with one copy.
+   */
+  private static void awaitMembers(List<SssServer> servers) throws InterruptedException {
+    long deadline = System.nanoTime() + MEMBERS_READY.toNanos();
+    for (SssServer s : servers) {
+      while (true) {
+        org.sss.core.proto.ViewAnswer a = s.membershipView();
+        if (!a.getReplicated() || a.getLeader() >= 0 && a.getConfirmedMillisAgo() < 1_000) {
+          break;
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("node " + s.config().nodeId() + " of the embedded cluster has no view of the "
+              + "members confirmed after " + MEMBERS_READY.toSeconds() + " s (leader " + a.getLeader() + ")");
+        }
+        Thread.sleep(20);
+      }
+    }
   }
 
   /** Binds {@code n} sockets on {@code host}, each on a port the kernel picks; all or none. */

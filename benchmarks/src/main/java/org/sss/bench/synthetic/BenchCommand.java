@@ -37,6 +37,11 @@ public final class BenchCommand implements Callable<Integer> {
       description = "engines to run, overriding the files (sss,hadoop; classic files also spark)")
   String engines;
 
+  @Option(names = "--replication", paramLabel = "R",
+      description = "copies of each stored pair on SSS's embedded cluster, overriding the files' replication "
+          + "(synthetic workloads; a running cluster's own number wins)")
+  Integer replication;
+
   @Option(names = "--out", paramLabel = "DIR",
       description = "write results.csv, summary.csv, report.md and plots here (default: a new directory under"
           + " $TMPDIR/sss-results, named at the end)")
@@ -69,6 +74,21 @@ public final class BenchCommand implements Callable<Integer> {
         workloads.addAll(SweepPlan.load(f));
       }
     }
+    if (replication != null) {
+      if (!classic.isEmpty()) {
+        throw new CommandLine.ParameterException(spec.commandLine(),
+            "--replication applies to the synthetic workloads; the classic files run on one copy");
+      }
+      for (int i = 0; i < workloads.size(); i++) {
+        SweepPlan.Workload w = workloads.get(i);
+        int nodes = w.points().get(0).params().nodes();
+        if (replication < 1 || replication > nodes) {
+          throw new CommandLine.ParameterException(spec.commandLine(), "--replication must be between 1 and "
+              + w.name() + "'s nodes (" + nodes + "): each copy of a partition sits on a node of its own");
+        }
+        workloads.set(i, w.withReplication(replication));
+      }
+    }
     if (engines != null) {
       if (!classic.isEmpty()) {
         List<String> e = ClassicPlan.engines(engines);
@@ -86,14 +106,21 @@ public final class BenchCommand implements Callable<Integer> {
     quietHadoop();
     PrintWriter console = spec.commandLine().getOut();
     if (clusterFile != null) {
-      int n = org.sss.core.cluster.ClusterSpec.load(clusterFile).nodeCount();
+      org.sss.core.cluster.ClusterSpec given = org.sss.core.cluster.ClusterSpec.load(clusterFile);
+      int n = given.nodeCount();
       for (int i = 0; i < workloads.size(); i++) {
         SweepPlan.Workload w = workloads.get(i);
         if (w.points().stream().anyMatch(pt -> pt.params().nodes() != n)) {
           console.println(w.name() + ": running on the given cluster's " + n + " nodes instead of the file's nodes="
               + w.points().get(0).params().nodes());
-          workloads.set(i, w.withNodes(n));
+          w = w.withNodes(n);
         }
+        if (w.replication() != given.replication()) {
+          console.println(w.name() + ": running on the given cluster's " + given.replication() + " copies instead of "
+              + "the file's replication=" + w.replication());
+          w = w.withReplication(given.replication());
+        }
+        workloads.set(i, w);
       }
     }
     long bad = 0;
@@ -188,7 +215,7 @@ public final class BenchCommand implements Callable<Integer> {
      * cluster is: a job's time is then the job's, not a cluster start's (opening RocksDB, first
      * connections between nodes, new threads). Hadoop's local runner has no daemons to keep.
      */
-    private final java.util.Map<Integer, SssCluster> embedded = new java.util.HashMap<>();
+    private final java.util.Map<String, SssCluster> embedded = new java.util.HashMap<>();
     private final Progress progress;
     private final PrintWriter console;
 
@@ -273,7 +300,7 @@ public final class BenchCommand implements Callable<Integer> {
     private Record runOne(SweepPlan.Workload w, SweepPlan.Point p, String engine, boolean warmup, int run,
                           SssCluster remote) {
       try {
-        RunResult res = engine.equals("sss") ? runSss(p.params(), remote) : runHadoop(p.params(), w);
+        RunResult res = engine.equals("sss") ? runSss(p.params(), w.replication(), remote) : runHadoop(p.params(), w);
         return new Record(p, engine, warmup, run, res, res.verified() ? "" : res.problem());
       } catch (Exception e) {
         String msg = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse("");
@@ -284,24 +311,27 @@ public final class BenchCommand implements Callable<Integer> {
       }
     }
 
-    private RunResult runSss(SyntheticParams p, SssCluster remote) throws Exception {
+    private RunResult runSss(SyntheticParams p, int replication, SssCluster remote) throws Exception {
       if (remote != null) {
         return new SssSyntheticRunner(remote, true).run(p, progress);
       }
-      SssCluster c = embedded.get(p.nodes());
+      String shape = p.nodes() + "x" + replication;
+      SssCluster c = embedded.get(shape);
       if (c == null) {
         progress.phase("start");
         long t0 = System.nanoTime();
-        c = SssCluster.embedded(p.nodes());
-        embedded.put(p.nodes(), c);
-        progress.say(String.format("sss: embedded cluster of %d nodes started in %.2f s (untimed); it serves every "
-            + "later run with %d nodes", p.nodes(), (System.nanoTime() - t0) / 1e9, p.nodes()));
+        c = SssCluster.embedded(p.nodes(), p.nodes() * org.sss.core.cluster.ClusterSpec.DEFAULT_PARTITIONS_PER_NODE,
+            replication);
+        embedded.put(shape, c);
+        progress.say(String.format("sss: embedded cluster of %d nodes keeping %d cop%s started in %.2f s (untimed); it "
+            + "serves every later run of that shape", p.nodes(), replication, replication == 1 ? "y" : "ies",
+            (System.nanoTime() - t0) / 1e9));
       }
       try {
         return new SssSyntheticRunner(c, false).run(p, progress);
       } catch (Exception e) {
         // a failed run may leave the cluster broken (a node down, tables behind): the next run starts a new one
-        embedded.remove(p.nodes());
+        embedded.remove(shape);
         c.close();
         throw e;
       }

@@ -285,7 +285,7 @@ public final class Report {
   /** The title line of a workload's table. */
   public static String title(SweepPlan.Workload w) {
     return w.name() + (w.param().isEmpty() ? "" : " (sweep " + w.param() + ", total " + Sizes.format(w.totalBytes()) + ")")
-        + ", seconds: " + runs(w);
+        + (w.replication() > 1 ? ", SSS keeping " + w.replication() + " copies" : "") + ", seconds: " + runs(w);
   }
 
   /** How many runs each figure is: "median of 3 timed runs (range: fastest-slowest), after 1 warm-up run ...". */

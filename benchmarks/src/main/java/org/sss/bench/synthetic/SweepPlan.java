@@ -46,7 +46,7 @@ public final class SweepPlan {
   static final Set<String> KNOWN = new TreeSet<>(List.of("nodes", "initialKeyCount", "initialValueLength",
       "mapoutKeyCount", "mapoutValueLength", "mapoutUniqueKeyCount", "reduceoutValueLength", "partitionMethod",
       "combinerEnabled", "combiningFactor", "workload", "totalBytes", "repeats", "warmups", "threadsPerNode", "engines",
-      "hadoop.conf"));
+      "hadoop.conf", "replication"));
   static final Set<String> ENGINES = Set.of("sss", "hadoop");
 
   /** Defaults for what a file leaves out. */
@@ -55,6 +55,8 @@ public final class SweepPlan {
   public static final int DEFAULT_COMBINING_FACTOR = 64;
   public static final int DEFAULT_REPEATS = 1;
   public static final int DEFAULT_WARMUPS = 1;
+  /** Copies of each stored pair on SSS's embedded cluster: one, as Hadoop's local runner keeps. */
+  public static final int DEFAULT_REPLICATION = 1;
 
   private SweepPlan() {}
 
@@ -67,11 +69,18 @@ public final class SweepPlan {
    * @param repeats timed runs of every point on every engine
    * @param warmups untimed runs of each series' (engine and combiner setting) first point, before
    *                its first timed run
+   * @param replication copies SSS keeps of each stored pair (its input and output tables; the
+   *                    data between stages keeps one); Hadoop's local runner keeps one
    */
   public record Workload(String name, Path source, String param, long totalBytes, List<Point> points, int repeats,
-                         int warmups, List<String> engines, Path hadoopConf) {
+                         int warmups, List<String> engines, Path hadoopConf, int replication) {
     public Workload withEngines(List<String> e) {
-      return new Workload(name, source, param, totalBytes, points, repeats, warmups, e, hadoopConf);
+      return new Workload(name, source, param, totalBytes, points, repeats, warmups, e, hadoopConf, replication);
+    }
+
+    /** The same points on a cluster keeping {@code r} copies (a running cluster's number wins over the file's). */
+    public Workload withReplication(int r) {
+      return new Workload(name, source, param, totalBytes, points, repeats, warmups, engines, hadoopConf, r);
     }
 
     /** The same points on a cluster of {@code n} nodes (a running cluster's size wins over the file's). */
@@ -84,7 +93,7 @@ public final class SweepPlan {
             q.mapoutValueLength(), q.mapoutUniqueKeyCount(), q.reduceoutValueLength(), q.partitionMethod(),
             q.combinerEnabled(), q.combiningFactor())));
       }
-      return new Workload(name, source, param, totalBytes, adjusted, repeats, warmups, engines, hadoopConf);
+      return new Workload(name, source, param, totalBytes, adjusted, repeats, warmups, engines, hadoopConf, replication);
     }
   }
 
@@ -191,6 +200,11 @@ public final class SweepPlan {
         throw new IllegalArgumentException("warmups must be at least 0, got " + warmups);
       }
       int factor = intValue(kv, "combiningFactor", DEFAULT_COMBINING_FACTOR);
+      int replication = intValue(kv, "replication", DEFAULT_REPLICATION);
+      if (replication < 1 || replication > nodes) {
+        throw new IllegalArgumentException("replication must be between 1 and nodes (" + nodes + "): each copy of a "
+            + "partition sits on a node of its own; got " + replication);
+      }
       PartitionMethod method = PartitionMethod.parse(kv.getOrDefault("partitionMethod", "average"));
       List<Boolean> combiner = new ArrayList<>();
       for (String c : list(kv.getOrDefault("combinerEnabled", "false"))) {
@@ -268,7 +282,7 @@ public final class SweepPlan {
         }
       }
       return new Workload(name, dir, swept == null ? "" : swept, totalBytes, points, repeats, warmups, engines,
-          hadoopConf);
+          hadoopConf, replication);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(where + e.getMessage(), e);
     }

@@ -18,7 +18,7 @@ class ReportTest {
       PartitionMethod.AVERAGE, false, 2);
   static final SweepPlan.Point POINT = new SweepPlan.Point("w", "mapoutKeyCount", "64K", 65536, P);
   static final SweepPlan.Workload W = new SweepPlan.Workload("w", Path.of("w.properties"), "mapoutKeyCount",
-      1 << 20, List.of(POINT), 3, 1, List.of("sss"), null);
+      1 << 20, List.of(POINT), 3, 1, List.of("sss"), null, 1);
 
   static Record run(boolean warmup, int i, double seconds, boolean verified) {
     return new Record(POINT, "sss", warmup, i, new RunResult(0.5, seconds, verified, verified ? "" : "reduce digest",
@@ -74,7 +74,7 @@ class ReportTest {
     SweepPlan.Point a = POINT;
     SweepPlan.Point b = new SweepPlan.Point("w", "mapoutKeyCount", "1K", 1024, P);
     SweepPlan.Workload w = new SweepPlan.Workload("w", Path.of("w.properties"), "mapoutKeyCount", 1 << 20,
-        List.of(a, b), 3, 1, List.of("sss", "hadoop"), null);
+        List.of(a, b), 3, 1, List.of("sss", "hadoop"), null, 1);
     List<Record> rs = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       rs.add(engineRun(a, "sss", i, 1.0));

@@ -67,6 +67,21 @@ class SweepPlanTest {
   }
 
   @Test
+  void replication_parses_defaultsToOne_andNeedsANodePerCopy() {
+    assertEquals(1, parse(shuffle()).get(0).replication());
+    Map<String, String> kv = shuffle();
+    kv.put("replication", "2");
+    SweepPlan.Workload w = parse(kv).get(0);
+    assertEquals(2, w.replication());
+    assertEquals(2, w.withNodes(3).withEngines(List.of("sss")).replication(), "kept by the other shapes");
+    assertEquals(1, w.withReplication(1).replication());
+    kv.put("replication", "3"); // two nodes
+    assertTrue(error(kv).contains("replication must be between 1 and nodes (2)"), error(kv));
+    kv.put("replication", "0");
+    assertTrue(error(kv).contains("replication"), error(kv));
+  }
+
+  @Test
   void unknownKey_isNamed() {
     Map<String, String> kv = shuffle();
     kv.put("mapoutKeyCont", "5");

@@ -309,6 +309,27 @@ class SyntheticRunTest {
   }
 
   @Test
+  void sss_embeddedKeepingTwoCopies_verifies_andItsInputAndOutputKeepTwo() throws Exception {
+    try (SssCluster c = SssCluster.embedded(3, 24, 2)) {
+      assertEquals(2, c.spec().replication());
+      SyntheticParams writeShape = new SyntheticParams("w", 3, 1, 16, 1, 8192, 1, 4096, 256,
+          PartitionMethod.AVERAGE, false, 2);
+      AtomicReference<Reference> ref = new AtomicReference<>();
+      int[] copies = new int[2];
+      RunResult write = new SssSyntheticRunner(c, false).run(writeShape, Progress.none(), (client, in, out, r) -> {
+        copies[0] = client.tableStats(in).getOptions().getReplication();
+        copies[1] = client.tableStats(out).getOptions().getReplication();
+        ref.set(checkTables(writeShape, client, in, out, r));
+      });
+      assertTrue(write.verified(), write.problem());
+      assertArrayEquals(new int[] {2, 2}, copies, "input and output tables keep the cluster's two copies");
+      long[] twoEach = new long[4096];
+      Arrays.fill(twoEach, 2);
+      assertArrayEquals(twoEach, ref.get().perKey());
+    }
+  }
+
+  @Test
   void hadoop_local_verifies_withAndWithoutCombiner_andAgreesWithTheReference() throws Exception {
     // the reference of these parameters, from the input an SSS run stored (same values on both engines)
     AtomicReference<Reference> ref = new AtomicReference<>();

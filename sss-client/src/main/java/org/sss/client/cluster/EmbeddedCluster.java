@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.List;
 import java.util.ServiceLoader;
 import java.util.stream.Stream;
 import org.sss.core.cluster.ClusterSpec;
@@ -33,18 +34,38 @@ final class EmbeddedCluster implements SssCluster {
     Runtime.getRuntime().addShutdownHook(cleanUpAtExit);
   }
 
-  static EmbeddedCluster start(int n, int partitions) throws IOException {
+  static EmbeddedCluster start(int n, int partitions, int replication) throws IOException {
     EmbeddedNodes launcher = ServiceLoader.load(EmbeddedNodes.class).findFirst().orElseThrow(() ->
         new IllegalStateException("no embedded server on the class path (add the sss-server module)"));
     MachineLimits.checkEmbedded(n); // before anything is made: a refused start leaves nothing behind
     Path dir = Files.createTempDirectory("sss-embedded-");
     try {
       EmbeddedNodes.Started started = launcher.startOnFreePorts(n, "127.0.0.1",
-          nodes -> ClusterSpec.of(nodes, partitions, org.sss.core.transport.Auth.randomSecret()), dir);
+          nodes -> withCopies(ClusterSpec.of(nodes, partitions, org.sss.core.transport.Auth.randomSecret()), replication),
+          dir);
       return new EmbeddedCluster(started.spec(), started.nodes(), dir);
     } catch (Exception e) {
       deleteTree(dir);
       throw new IOException("cannot start an embedded cluster: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The spec keeping {@code replication} copies: each node a host of its own, and a port each for
+   * the members' consensus (picked free, since the consensus library binds its own socket).
+   */
+  private static ClusterSpec withCopies(ClusterSpec spec, int replication) {
+    if (replication == 1) {
+      return spec;
+    }
+    List<org.sss.core.cluster.ReplicaPlacement.Location> hosts = new java.util.ArrayList<>();
+    for (int i = 0; i < spec.nodeCount(); i++) {
+      hosts.add(new org.sss.core.cluster.ReplicaPlacement.Location("embedded-" + i, ClusterSpec.DEFAULT_RACK));
+    }
+    try {
+      return spec.withRaftPorts(FreePorts.pick(spec.nodeCount())).withReplication(replication, hosts);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 

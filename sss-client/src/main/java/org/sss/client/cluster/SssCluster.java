@@ -23,12 +23,22 @@ public interface SssCluster extends AutoCloseable {
    * deleted on close. Needs the server module on the class path (it is found at run time).
    */
   static SssCluster embedded(int n) throws IOException {
-    return EmbeddedCluster.start(n, n * ClusterSpec.DEFAULT_PARTITIONS_PER_NODE);
+    return EmbeddedCluster.start(n, n * ClusterSpec.DEFAULT_PARTITIONS_PER_NODE, 1);
   }
 
   /** Like {@link #embedded(int)} with an explicit partition count. */
   static SssCluster embedded(int n, int partitions) throws IOException {
-    return EmbeddedCluster.start(n, partitions);
+    return EmbeddedCluster.start(n, partitions, 1);
+  }
+
+  /**
+   * Like {@link #embedded(int, int)}, keeping {@code replication} copies of each stored pair. Its
+   * nodes share this JVM and this machine but count as hosts of their own ({@code embedded-0},
+   * {@code embedded-1}, ...), so copies are placed, written and read as on separate hosts: it
+   * measures what copies cost, and survives no failure of the machine.
+   */
+  static SssCluster embedded(int n, int partitions, int replication) throws IOException {
+    return EmbeddedCluster.start(n, partitions, replication);
   }
 
   /** A cluster described by a cluster file, started elsewhere; close does not stop it. */

@@ -55,6 +55,18 @@ import org.sss.core.proto.ViewChange;
  */
 public final class Membership implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Membership.class);
+  /**
+   * The gRPC inside Ratis logs through java.util.logging, whose INFO lines (which socket
+   * transport it found) reach the console of an embedded cluster's command. Held here because
+   * java.util.logging keeps its loggers, and so their levels, only weakly.
+   */
+  private static final java.util.logging.Logger GRPC_LOG = quiet("org.apache.ratis.thirdparty.io.grpc");
+
+  private static java.util.logging.Logger quiet(String name) {
+    java.util.logging.Logger l = java.util.logging.Logger.getLogger(name);
+    l.setLevel(java.util.logging.Level.WARNING);
+    return l;
+  }
   /** How often a node reads the view and the leader probes the nodes. */
   static final long REFRESH_MILLIS = 500;
   /**
