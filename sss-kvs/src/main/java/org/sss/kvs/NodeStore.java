@@ -59,7 +59,16 @@ public final class NodeStore implements AutoCloseable {
   private static final String CATALOG_PREFIX = "table/";
   private static final String FAMILY_PREFIX = "family/";
 
+  /**
+   * Written in the store's directory once it closed with every table flushed, and removed when
+   * it opens: a store that opens without it stopped otherwise (a crash, {@code kill -9}), and its
+   * tables without a WAL may have lost writes.
+   */
+  static final String CLOSED_FLUSHED = "closed-flushed";
+
   private final Path dir;
+  /** False when this store stopped without flushing its tables last time (see {@link #CLOSED_FLUSHED}). */
+  private final boolean openedAfterFlushedClose;
   private final RocksDB db;
   private final DBOptions dbOptions;
   private final ColumnFamilyHandle catalog;
@@ -92,8 +101,10 @@ public final class NodeStore implements AutoCloseable {
   /** A name reserved by a job: its table {@code table} takes the name at commit. */
   private record Reservation(String jobId, String table, boolean replaces) {}
 
-  private NodeStore(Path dir, RocksDB db, DBOptions dbOptions, ColumnFamilyHandle catalog) {
+  private NodeStore(Path dir, boolean openedAfterFlushedClose, RocksDB db, DBOptions dbOptions,
+                    ColumnFamilyHandle catalog) {
     this.dir = dir;
+    this.openedAfterFlushedClose = openedAfterFlushedClose;
     this.db = db;
     this.dbOptions = dbOptions;
     this.catalog = catalog;
@@ -126,6 +137,8 @@ public final class NodeStore implements AutoCloseable {
       keepPrivate(dir, groupReadable);
       clearIngestDir(dir.resolve("ingest"));
       Path dbDir = dir.resolve("rocksdb");
+      // a new store has nothing to lose; an old one closed flushed only if it left the marker
+      boolean flushedClose = Files.deleteIfExists(dir.resolve(CLOSED_FLUSHED)) || !Files.exists(dbDir.resolve("CURRENT"));
       List<byte[]> families;
       try (Options probe = new Options()) {
         families = Files.exists(dbDir.resolve("CURRENT"))
@@ -161,7 +174,7 @@ public final class NodeStore implements AutoCloseable {
       }
       List<ColumnFamilyHandle> handles = new ArrayList<>();
       RocksDB db = RocksDB.open(dbOptions, dbDir.toString(), descriptors, handles);
-      NodeStore store = new NodeStore(dir, db, dbOptions, handles.get(0));
+      NodeStore store = new NodeStore(dir, flushedClose, db, dbOptions, handles.get(0));
       for (int i = 0; i < names.size(); i++) {
         String family = names.get(i);
         ColumnFamilyHandle h = handles.get(i + 1);
@@ -405,8 +418,9 @@ public final class NodeStore implements AutoCloseable {
    * Gives every table job {@code jobId} created with a commit name that name, replacing the
    * table of that name where the job said so, and releases the job's reservations. Each
    * rename, with the drop of the table it replaces, is one synced catalog write: a crash leaves
-   * the old table or the new one under the name, never neither. Tables without a WAL are
-   * flushed first, so that what is committed survives a crash.
+   * the old table or the new one under the name, never neither. Each table is flushed first:
+   * a job writes its tables without the WAL ({@link StoreTable}), so that what is committed
+   * survives a crash.
    *
    * @return the number of tables renamed (0 for a job already committed)
    */
@@ -427,9 +441,7 @@ public final class NodeStore implements AutoCloseable {
           throw new StoreException(ErrorCode.NO_SUCH_TABLE, "job " + jobId + " cannot commit: its table '"
               + r.table() + "' is gone");
         }
-        if (t.options().getDisableWal()) {
-          t.flush();
-        }
+        t.flush();
         StoreTable old = tables.get(target);
         if (old != null && !r.replaces()) {
           throw new StoreException(ErrorCode.TABLE_EXISTS, "table '" + target + "' already exists");
@@ -709,13 +721,30 @@ public final class NodeStore implements AutoCloseable {
    */
   public int closeFlushed() {
     int flushed = 0;
+    boolean complete = false;
     try {
       flushed = flushAll();
+      complete = true;
     } catch (StoreException e) {
       org.slf4j.LoggerFactory.getLogger(NodeStore.class).error("flushing before close failed: {}", e.getMessage());
     }
     closeDatabase();
+    if (complete) {
+      try {
+        Files.writeString(dir.resolve(CLOSED_FLUSHED), "every table was flushed when this store closed\n");
+      } catch (IOException e) {
+        // the next open counts the close as a crash: only more cautious
+      }
+    }
     return flushed;
+  }
+
+  /**
+   * False when this store last stopped without flushing its tables (a crash, {@code kill -9}):
+   * its tables without a WAL may then have lost acknowledged writes.
+   */
+  public boolean openedAfterFlushedClose() {
+    return openedAfterFlushedClose;
   }
 
   private void closeDatabase() {

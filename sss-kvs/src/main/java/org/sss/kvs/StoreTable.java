@@ -52,7 +52,14 @@ public final class StoreTable {
   private final String family;
   private final TableOptions options;
   private final ColumnFamilyHandle handle;
+  /** The table's own: with the WAL unless the table was created without one. */
   private final WriteOptions writeOptions;
+  /**
+   * Without the WAL, for a job's tables until the job commits them: a job's table is dropped
+   * when its node stops before the commit, and the commit flushes it ({@link NodeStore#commit}),
+   * so a log of its writes would keep nothing.
+   */
+  private final WriteOptions unlogged = new WriteOptions().setDisableWAL(true);
   private final Path ingestDir;
   /** 1 for the table itself plus 1 per open cursor; at 0 the native handle is freed. */
   private final AtomicInteger references = new AtomicInteger(1);
@@ -63,7 +70,7 @@ public final class StoreTable {
    * file), since {@code SstFileWriter} cannot write blob files. A scan then holds, per sorted
    * run it merges, one block of pairs smaller than this plus its read-ahead, whatever the values.
    */
-  static final int LARGE_VALUE_BYTES = 1 << 20;
+  public static final int LARGE_VALUE_BYTES = 1 << 20;
   /**
    * Read-ahead one scan may hold over all the files it merges: a file's share is this divided
    * by the files (and ranges) merged, between {@link #MIN_READ_AHEAD} and {@link #MAX_READ_AHEAD}.
@@ -101,6 +108,11 @@ public final class StoreTable {
 
   public String name() {
     return name;
+  }
+
+  /** How a write is logged now: a job's table is not, until it is committed under its name. */
+  private WriteOptions writeOptions() {
+    return org.sss.core.cluster.JobTables.isJobTable(name) ? unlogged : writeOptions;
   }
 
   /** The table's new name after a commit (the catalog already says so). */
@@ -200,7 +212,7 @@ public final class StoreTable {
     }
     Lock lock = use();
     try (WriteBatch batch = new WriteBatch(rep)) {
-      db.write(writeOptions, batch);
+      db.write(writeOptions(), batch);
     } catch (RocksDBException e) {
       throw storageError("write", e);
     } finally {
@@ -239,6 +251,66 @@ public final class StoreTable {
       throw storageError("multi-get", e);
     } finally {
       lock.unlock();
+    }
+  }
+
+  /**
+   * The table as it is now, to be read by key later: for a writer that must know what keys held
+   * before a change of its own (a node catching up, around an ingest). Holds a RocksDB snapshot
+   * until closed.
+   */
+  public PointInTime pointInTime() {
+    sealRuns(); // gathered writes belong to now
+    Lock lock = use();
+    try {
+      references.incrementAndGet();
+      return new PointInTime(db.getSnapshot());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** See {@link #pointInTime}. */
+  public final class PointInTime implements AutoCloseable {
+    private final Snapshot snapshot;
+    private final ReadOptions read;
+    private boolean closed;
+
+    private PointInTime(Snapshot snapshot) {
+      this.snapshot = snapshot;
+      this.read = new ReadOptions().setSnapshot(snapshot);
+    }
+
+    /** What the keys held then; null for a key absent then, in request order. */
+    public List<byte[]> multiGet(List<byte[]> keys) {
+      if (closed) {
+        throw new IllegalStateException("point in time already closed");
+      }
+      if (keys.isEmpty()) {
+        return new ArrayList<>(); // RocksJava asserts a non-empty key list
+      }
+      Lock lock = use();
+      try {
+        List<ColumnFamilyHandle> handles = new ArrayList<>(keys.size());
+        for (int i = 0; i < keys.size(); i++) {
+          handles.add(handle);
+        }
+        return db.multiGetAsList(read, handles, keys);
+      } catch (RocksDBException e) {
+        throw storageError("multi-get", e);
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    @Override
+    public void close() {
+      if (!closed) {
+        closed = true;
+        read.close();
+        db.releaseSnapshot(snapshot);
+        releaseReference();
+      }
     }
   }
 
@@ -427,7 +499,7 @@ public final class StoreTable {
   void putLarge(byte[] source, int keyAt, int keyLength, int valueAt, int valueLength) {
     Lock lock = use();
     try {
-      db.put(handle, writeOptions, source, keyAt, keyLength, source, valueAt, valueLength);
+      db.put(handle, writeOptions(), source, keyAt, keyLength, source, valueAt, valueLength);
     } catch (RocksDBException e) {
       throw storageError("write", e);
     } finally {
@@ -437,7 +509,8 @@ public final class StoreTable {
 
   /** {@link #ingestSorted} without storing gathered runs first (it stores one). */
   void ingestRun(SortedRun run) {
-    try (RunFile file = newRunFile()) {
+    checkLive();
+    try (RunFile file = new RunFile(false)) { // it stores the gathered runs: sealing here would recurse
       try {
         file.pairs += run.writeTo(file.writer);
       } catch (RocksDBException e) {
@@ -454,7 +527,7 @@ public final class StoreTable {
    */
   public RunFile newRunFile() {
     checkLive();
-    return new RunFile();
+    return new RunFile(true);
   }
 
   /**
@@ -466,29 +539,36 @@ public final class StoreTable {
     private final EnvOptions env = new EnvOptions();
     private final Options opts = new Options().setCompressionType(NodeStore.compressionOf(options));
     private final SstFileWriter writer;
+    /** Whether the table's gathered writes ({@link SortedRuns}) are stored before the run, so that the run is newer. */
+    private final boolean sealFirst;
     private long pairs;
     private boolean closed;
 
-    private RunFile() {
+    private RunFile(boolean sealFirst) {
+      this.sealFirst = sealFirst;
+      SstFileWriter w = null;
       try {
         Files.createDirectories(ingestDir);
         file = Files.createTempFile(ingestDir, name + "-", ".sst");
-      } catch (java.io.IOException e) {
-        env.close();
+        w = new SstFileWriter(env, opts);
+        w.open(file.toString());
+      } catch (java.io.IOException | RocksDBException | RuntimeException e) {
+        if (w != null) {
+          w.close();
+        }
         opts.close();
-        throw new StoreException(ErrorCode.STORAGE_ERROR, "cannot create an ingest file: " + e.getMessage(), e);
+        env.close();
+        throw new StoreException(ErrorCode.STORAGE_ERROR, "cannot open an ingest file for table '" + name + "': "
+            + e.getMessage(), e);
       }
-      writer = new SstFileWriter(env, opts);
-      try {
-        writer.open(file.toString());
-      } catch (RocksDBException e) {
-        close();
-        throw storageError("opening an ingest file", e);
-      }
+      writer = w;
     }
 
     /** Adds a pair; its key must be greater than every key added before. */
     public void put(byte[] key, byte[] value) {
+      if (closed) {
+        throw new IllegalStateException("run file already ingested or closed");
+      }
       try {
         writer.put(key, value);
         pairs++;
@@ -518,6 +598,9 @@ public final class StoreTable {
           writer.finish();
         } catch (RocksDBException e) {
           throw storageError("writing a sorted run", e);
+        }
+        if (sealFirst) {
+          sealRuns(); // before the lifecycle lock: the lock order is runs, then lifecycle
         }
         Lock lock = use();
         try (IngestExternalFileOptions ingest = new IngestExternalFileOptions().setMoveFiles(true)) {
@@ -621,6 +704,7 @@ public final class StoreTable {
   ColumnFamilyHandle detach() {
     if (references.compareAndSet(1, 0)) {
       writeOptions.close();
+      unlogged.close();
       return handle;
     }
     return null;
@@ -678,6 +762,7 @@ public final class StoreTable {
     if (references.decrementAndGet() == 0) {
       handle.close();
       writeOptions.close();
+      unlogged.close();
     }
   }
 
@@ -753,7 +838,7 @@ public final class StoreTable {
       sealRuns(); // earlier writes gathered in runs must not land after this batch
       Lock lock = use();
       try {
-        db.write(writeOptions, batch);
+        db.write(writeOptions(), batch);
       } catch (RocksDBException e) {
         throw storageError("write", e);
       } finally {

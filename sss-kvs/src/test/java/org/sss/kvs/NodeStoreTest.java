@@ -627,6 +627,16 @@ class NodeStoreTest {
   // ---------------------------------------------------------------- restart
 
   @Test
+  void openedAfterFlushedClose_isTrueForANewStoreAndAfterAClose_andTheMarkIsGoneWhileOpen() {
+    assertTrue(store.openedAfterFlushedClose(), "a new store has nothing to lose");
+    store.create("nowal", TableOptions.newBuilder().setDisableWal(true).build(), false);
+    reopen();
+    assertTrue(store.openedAfterFlushedClose(), "closed with every table flushed");
+    assertFalse(Files.exists(dir.resolve(NodeStore.CLOSED_FLUSHED)),
+        "removed while open: a crash from here on is seen at the next open");
+  }
+
+  @Test
   void reopen_keepsTablesOptionsAndData() {
     Map<String, TableOptions> created = new TreeMap<>();
     created.put("plain", DEFAULTS);

@@ -17,6 +17,7 @@ public final class EmbeddedServers implements EmbeddedNodes {
       for (int i = 0; i < spec.nodeCount(); i++) {
         servers.add(SssServer.start(NodeConfig.of(spec, i, baseDir.resolve("node-" + i))));
       }
+      awaitMembers(servers);
     } catch (Exception e) {
       servers.forEach(SssServer::close);
       throw e;

@@ -153,6 +153,10 @@ class ReplicationTest {
 
       // node 1 comes back out of sync: it empties its copies, copies them again from the others
       // while a client keeps writing, and is decided up; then every copy holds exactly the model
+      long outEpoch;
+      try (SssClient client = SssClient.connect(spec)) {
+        outEpoch = client.view().getView().getEpoch();
+      }
       cluster = LocalProcessCluster.start(dir, 0, 0, "512m");
       try (SssClient client = SssClient.connect(spec); SssClient writer = SssClient.connect(spec)) {
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
@@ -178,6 +182,9 @@ class ReplicationTest {
           }
         });
         awaitView(client, v -> org.sss.core.cluster.InSyncCopies.whole(v), "node 1 caught up and decided up");
+        // two decisions, joining then up: a node just back is not decided out again for the
+        // silence it kept while it was dead
+        assertEquals(outEpoch + 2, client.view().getView().getEpoch(), "node 1 caught up in one go");
         int at = rounds.get();
         while (rounds.get() < at + 5 && !writes.isDone()) {
           Thread.sleep(50);
@@ -207,6 +214,34 @@ class ReplicationTest {
         assertTrue(e.getMessage().contains("no copy reachable"), e.getMessage());
         SssException scan = assertThrows(SssException.class, () -> scanRows(client, ScanOptions.anyOrder()));
         assertTrue(scan.getMessage().contains("no copy reachable of partitions"), scan.getMessage());
+      }
+    } finally {
+      cluster.stopAll();
+    }
+  }
+
+  @Test
+  void nodeCrashedWithUnflushedWritesToATableWithoutAWal_catchesUpBeforeItServes() throws Exception {
+    LocalProcessCluster cluster = LocalProcessCluster.start(dir, 3, 0, 2, "512m");
+    try {
+      ClusterSpec spec = cluster.spec();
+      Map<Long, String> rows = new TreeMap<>();
+      try (SssClient client = SssClient.connect(spec)) {
+        client.createTable("nowal", BulkIO.textTable().toBuilder().setDisableWal(true).build(), false);
+        List<Pair> pairs = new ArrayList<>();
+        for (long i = 1; i <= 3_000; i++) {
+          pairs.add(new Pair(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("unflushed " + i)));
+          rows.put(i, "unflushed " + i);
+        }
+        client.putAll("nowal", PairTypes.of(BulkIO.textTable()), pairs); // in the memtables only
+        long before = client.view().getView().getEpoch();
+        cluster.kill(1); // its share of the pairs is gone with its memtable
+        cluster = LocalProcessCluster.start(dir, 0, 0, "512m"); // back before it is decided down
+        // it serves nothing until it has left the in-sync copies (out), caught up (joining) and is up
+        awaitView(client, v -> v.getEpoch() >= before + 3 && org.sss.core.cluster.InSyncCopies.whole(v),
+            "node 1 left the in-sync copies, caught up and is up");
+        assertEquals(rows.size(), client.count("nowal"));
+        EveryCopy.assertEveryCopy(client, spec, "nowal", rows, Serdes.STRING::decodeValue);
       }
     } finally {
       cluster.stopAll();

@@ -1,8 +1,6 @@
 package org.sss.server.membership;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -102,7 +100,21 @@ final class CatchUp implements AutoCloseable {
                     + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms and catches up");
           } else if (v.getJoiningList().contains(self)) {
             long started = System.nanoTime();
-            long pairs = copyAll(v);
+            long pairs;
+            try {
+              pairs = copyAll(v);
+            } catch (Exception e) {
+              // what was copied may hide live writes (a run ingested, its write-back not done):
+              // only emptying the copies again and starting over is sure to be right
+              LOG.warn("node {}: catching up failed, starting over: {}", self, e.toString());
+              ClusterView now = membership.view();
+              if (now.getJoiningList().contains(self)) {
+                membership.propose(ViewChange.newBuilder().setExpectEpoch(now.getEpoch()).setMarkOut(self).build(),
+                    "node " + self + " failed to catch up (" + e.getMessage() + ") and starts over");
+              }
+              Thread.sleep(1_000);
+              continue;
+            }
             for (StoreTable t : replicatedTables()) {
               if (t.options().getDisableWal()) {
                 t.flush(); // what was copied must survive a crash once the node counts as in sync
@@ -165,8 +177,7 @@ final class CatchUp implements AutoCloseable {
     Map<Integer, Connection> links = new HashMap<>();
     try {
       Set<String> complete = syncTables(links, view);
-      List<Integer> held = new ArrayList<>(spec.placement().partitionsHeldBy(self));
-      Collections.sort(held); // in stored-key order: a run file takes its keys ascending
+      List<Integer> held = spec.placement().partitionsHeldBy(self); // ascending: a run file takes its keys in order
       for (StoreTable t : replicatedTables()) {
         if (complete.contains(t.name())) {
           pairs += copyTable(links, view, t, held);

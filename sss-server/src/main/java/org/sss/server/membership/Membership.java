@@ -106,6 +106,12 @@ public final class Membership implements AutoCloseable {
   /** When this node, leading, first saw each node down (0: not down); the membership thread's. */
   private final long[] downSeenNanos;
   /**
+   * When this leader first saw each node joining (0: not joining). A node that just came back
+   * may have answered no probe yet (its last answer dates from before it died), so it gets the
+   * full down time from here before its silence counts.
+   */
+  private final long[] joiningSeenNanos;
+  /**
    * Writes hold it shared from their epoch check until they are applied; a new view is taken
    * exclusively. So once a node has a view, no write checked against an older one is still
    * being applied: what a node catching up copies from it holds every such write.
@@ -123,6 +129,12 @@ public final class Membership implements AutoCloseable {
   private final java.util.concurrent.locks.StampedLock copiesLock = new java.util.concurrent.locks.StampedLock();
   private final CatchUp catchUp;
   private volatile boolean closed;
+  /**
+   * Why this node serves nothing yet, when it stopped without flushing (a crash) while holding
+   * replicated tables without a WAL: their copies here may lack acknowledged writes, so it leaves
+   * the in-sync copies and catches up first. Null otherwise, and once it is out.
+   */
+  private volatile String mayHaveLostWrites;
 
   private Membership(ClusterSpec spec, int self, String listenHost, Path storage, org.sss.kvs.NodeStore store)
       throws IOException {
@@ -130,6 +142,7 @@ public final class Membership implements AutoCloseable {
     this.self = self;
     this.copies = new org.sss.core.cluster.InSyncCopies(spec.placement());
     this.downSeenNanos = new long[spec.nodeCount()];
+    this.joiningSeenNanos = new long[spec.nodeCount()];
     this.voters = voters(spec.nodeCount());
     this.signatures = new SignedChanges(spec.secret());
     List<RaftPeer> peers = new ArrayList<>();
@@ -163,12 +176,23 @@ public final class Membership implements AutoCloseable {
         .build();
     this.probe = new LivenessProbe(spec, self);
     this.catchUp = new CatchUp(spec, self, store, this);
+    this.mayHaveLostWrites = store == null || store.openedAfterFlushedClose() ? null : lostWritesIn(store);
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "sss-node" + self + "-membership");
       t.setDaemon(true);
       return t;
     });
     timer.scheduleWithFixedDelay(this::tick, 0, REFRESH_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  /** Why a store that crashed may lack acknowledged writes to replicated tables; null when it cannot. */
+  private String lostWritesIn(org.sss.kvs.NodeStore store) {
+    List<String> tables = store.tables().stream()
+        .filter(t -> t.options().getReplication() > 1 && t.options().getDisableWal()
+            && !org.sss.core.cluster.JobTables.isJobTable(t.name()))
+        .map(org.sss.kvs.StoreTable::name).sorted().toList();
+    return tables.isEmpty() ? null : "node " + self + " stopped without flushing, and its copies of tables without a "
+        + "WAL " + tables + " may lack acknowledged writes: it catches up before it serves";
   }
 
   /**
@@ -247,6 +271,9 @@ public final class Membership implements AutoCloseable {
         propose(ViewChange.newBuilder().setExpectEpoch(v.getEpoch()).setMarkOut(self).build(),
             "node " + self + " stopped while catching up and starts over");
       }
+      if (mayHaveLostWrites != null && confirmedAtNanos != 0) {
+        leaveTheInSyncCopies(view);
+      }
       if (view.getOutList().contains(self)) {
         catchUp.startIfIdle();
       }
@@ -262,6 +289,26 @@ public final class Membership implements AutoCloseable {
     } catch (Exception e) {
       LOG.debug("node {}: membership round failed: {}", self, e.toString());
     }
+  }
+
+  /**
+   * After a crash that may have lost writes ({@link #mayHaveLostWrites}): proposes this node out
+   * of the in-sync copies, so that it catches up. A node holding the only copy in sync of some
+   * partition cannot leave; it serves what it has, and says so.
+   */
+  private void leaveTheInSyncCopies(ClusterView v) throws IOException {
+    if (v.getOutList().contains(self) || v.getJoiningList().contains(self)) {
+      mayHaveLostWrites = null; // out, it catches up; joining, it starts over (see tick)
+      return;
+    }
+    List<Integer> only = copies.onlyCopies(v, self);
+    if (!only.isEmpty()) {
+      LOG.error("node {}: {}; but it holds the only copy in sync of partitions {}, so it serves what it has",
+          self, mayHaveLostWrites, only);
+      mayHaveLostWrites = null;
+      return;
+    }
+    propose(ViewChange.newBuilder().setExpectEpoch(v.getEpoch()).setMarkOut(self).build(), mayHaveLostWrites);
   }
 
   /** A linearizable read of the view: when it succeeds, a majority of the voters confirmed it. */
@@ -326,6 +373,8 @@ public final class Membership implements AutoCloseable {
     for (int node = 0; node < spec.nodeCount(); node++) {
       boolean down = v.getDownList().contains(node);
       downSeenNanos[node] = !down ? 0 : downSeenNanos[node] != 0 ? downSeenNanos[node] : now;
+      boolean joining = v.getJoiningList().contains(node);
+      joiningSeenNanos[node] = !joining ? 0 : joiningSeenNanos[node] != 0 ? joiningSeenNanos[node] : now;
     }
     for (int node = 0; node < spec.nodeCount(); node++) {
       boolean down = v.getDownList().contains(node);
@@ -347,7 +396,8 @@ public final class Membership implements AutoCloseable {
             + TimeUnit.NANOSECONDS.toMillis(now - downSeenNanos[node]) + " ms; the other copies take its writes");
         return;
       }
-      if (joining && node != self && silent >= DOWN_AFTER_MILLIS) {
+      if (joining && node != self && Math.min(silent, TimeUnit.NANOSECONDS.toMillis(now - joiningSeenNanos[node]))
+          >= DOWN_AFTER_MILLIS) {
         propose(change.setMarkOut(node).build(), "node " + node + " stopped answering while catching up");
         return;
       }
@@ -516,6 +566,10 @@ public final class Membership implements AutoCloseable {
     String lease = lease();
     if (lease != null) {
       return lease;
+    }
+    String lost = mayHaveLostWrites;
+    if (lost != null) {
+      return lost;
     }
     if (v.getOutList().contains(self)) {
       return "node " + self + " is out of the in-sync copies (it missed writes while away) and catches up";

@@ -97,8 +97,9 @@ final class ViewStateMachine extends BaseStateMachine {
    * view and is allowed in it; else the same view. A null change (a bad signature) changes nothing.
    *
    * <p>A node's life: up, down (silent, still in sync), out (left the in-sync copies), joining
-   * (catching up), up. Down goes back up when the node answers before it is out; out is allowed
-   * only while every partition of the node keeps another copy in sync and up
+   * (catching up), up. Down goes back up when the node answers before it is out; out (from down,
+   * or from up for a node that crashed and may lack writes) is allowed only while every
+   * partition of the node keeps another copy in sync and up
    * ({@link org.sss.core.cluster.InSyncCopies#onlyCopies}); a node joining that stops goes out
    * again, and starts over.
    */
@@ -118,7 +119,8 @@ final class ViewStateMachine extends BaseStateMachine {
         if (joining.remove(node)) {
           yield out.add(node);
         }
-        if (down.contains(node) && copies.onlyCopies(view, node).isEmpty()) {
+        // down, or up but asking to leave (it crashed and may lack writes): never the last copy in sync
+        if (!out.contains(node) && copies.onlyCopies(view, node).isEmpty()) {
           down.remove(node);
           yield out.add(node);
         }

@@ -86,6 +86,25 @@ class LiveWritesTest {
     assertEquals(model, stored());
   }
 
+  @Test
+  void copiedLargeValues_goToTheTableAtOnce_notIntoTheRun_andLiveWritesStillWin() {
+    byte[] large = new byte[StoreTable.LARGE_VALUE_BYTES];
+    java.util.Arrays.fill(large, (byte) 'x');
+    ByteBuf chunk = Unpooled.buffer();
+    PairBlock.write(chunk, key(1, 1), large);
+    PairBlock.write(chunk, key(1, 2), bytes("copy-2"));
+    PairBlock.write(chunk, key(1, 3), large);
+    putLive(1, 3, "live-3"); // written live before its large copied value arrives
+    try (StoreTable.RunFile run = table.newRunFile()) {
+      live.addCopied(table, chunk, run);
+      assertEquals(1, run.pairs(), "only the small pair goes into the run");
+      live.ingestKeepingLive(table, run, Set.of(1));
+    }
+    org.junit.jupiter.api.Assertions.assertArrayEquals(large, table.get(key(1, 1)));
+    assertEquals("copy-2", new String(table.get(key(1, 2)), StandardCharsets.UTF_8));
+    assertEquals("live-3", new String(table.get(key(1, 3)), StandardCharsets.UTF_8));
+  }
+
   private void putLive(int partition, int i, String value) {
     byte[] k = key(partition, i);
     live.apply("t", List.of(k), () -> {

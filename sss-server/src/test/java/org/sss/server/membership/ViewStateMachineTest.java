@@ -49,7 +49,7 @@ class ViewStateMachineTest {
   void aNodesLife_downOutJoiningUp_andTheLastInSyncCopyNeverLeaves() {
     ClusterView v = apply(ClusterView.getDefaultInstance(), down(0, 1));
     assertEquals(v, apply(v, joining(1, 1)), "only a node out starts joining");
-    assertEquals(v, apply(v, out(1, 2)), "a node up is not taken out: it goes down first");
+    assertEquals(v, apply(v, out(1, 2)), "node 2, up, cannot leave: node 1, down, holds the other copies it shares");
     v = apply(v, out(1, 1));
     assertEquals(ClusterView.newBuilder().setEpoch(2).addOut(1).build(), v);
     assertEquals(v, apply(v, up(2, 1)), "a node out comes back only by catching up");
@@ -68,6 +68,14 @@ class ViewStateMachineTest {
     assertEquals(ClusterView.newBuilder().setEpoch(4).addOut(1).build(), again, "joining, then stopped: out again");
     v = apply(v, up(3, 1));
     assertEquals(ClusterView.newBuilder().setEpoch(4).build(), v, "caught up: in sync and up");
+  }
+
+  @Test
+  void aNodeUpThatCrashed_leavesTheInSyncCopiesWhenTheOthersServeItsPartitions() {
+    ClusterView v = apply(ClusterView.getDefaultInstance(), out(0, 1));
+    assertEquals(ClusterView.newBuilder().setEpoch(1).addOut(1).build(), v, "up, and nodes 0 and 2 serve its partitions");
+    assertEquals(v, apply(v, out(1, 2)), "node 2 now holds the only copies in sync of partitions it shares with node 1");
+    assertEquals(v, apply(v, out(1, 1)), "out already: nothing to decide");
   }
 
   @Test
