@@ -81,7 +81,10 @@ public final class StoreTable {
 
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
   private volatile boolean dropped;
-  /** Gathers the writes of a bulk table (no WAL, no compaction) into sorted runs; else null. */
+  /**
+   * Gathers the writes of a bulk table (no WAL, no compaction) into sorted runs, and those of a
+   * job's table until the job commits it ({@link #gathers}); else null.
+   */
   private final SortedRuns runs;
 
   StoreTable(RocksDB db, String name, String family, TableOptions options, ColumnFamilyHandle handle, Path ingestDir) {
@@ -92,7 +95,7 @@ public final class StoreTable {
     this.handle = handle;
     this.writeOptions = new WriteOptions().setDisableWAL(options.getDisableWal());
     this.ingestDir = ingestDir;
-    this.runs = options.getDisableWal() && options.getDisableAutoCompaction() ? new SortedRuns(this) : null;
+    this.runs = isBulk(options) || org.sss.core.cluster.JobTables.isJobTable(name) ? new SortedRuns(this) : null;
   }
 
   /**
@@ -108,6 +111,21 @@ public final class StoreTable {
 
   public String name() {
     return name;
+  }
+
+  private static boolean isBulk(TableOptions options) {
+    return options.getDisableWal() && options.getDisableAutoCompaction();
+  }
+
+  /**
+   * Whether packed writes are gathered into sorted runs: always for a bulk table; for a job's
+   * output only until the commit, which stores its runs (a flush) before it takes its name. A
+   * job's stages write it once, in large batches, and nobody reads it before the commit: so its
+   * pairs skip the memtable as the data between stages does; once committed, it is written as
+   * its options say.
+   */
+  private boolean gathers() {
+    return runs != null && (isBulk(options) || org.sss.core.cluster.JobTables.isJobTable(name));
   }
 
   /** How a write is logged now: a job's table is not, until it is committed under its name. */
@@ -205,7 +223,7 @@ public final class StoreTable {
    * RocksDB treats as a fatal error that stops every later write on the node.
    */
   void writeSerialized(byte[] rep) {
-    if (runs != null) {
+    if (gathers()) {
       checkLive();
       runs.add(rep);
       return;
@@ -605,7 +623,7 @@ public final class StoreTable {
         Lock lock = use();
         try (IngestExternalFileOptions ingest = new IngestExternalFileOptions().setMoveFiles(true)) {
           db.ingestExternalFile(handle, List.of(file.toString()), ingest);
-          if (runs != null && levelZeroFiles() > MAX_RUNS) {
+          if (runs != null && options.getDisableAutoCompaction() && levelZeroFiles() > MAX_RUNS) {
             mergeRuns();
           }
         } catch (RocksDBException e) {
