@@ -139,6 +139,9 @@ public final class NodeStore implements AutoCloseable {
       Path dbDir = dir.resolve("rocksdb");
       // a new store has nothing to lose; an old one closed flushed only if it left the marker
       boolean flushedClose = Files.deleteIfExists(dir.resolve(CLOSED_FLUSHED)) || !Files.exists(dbDir.resolve("CURRENT"));
+      if (flushedClose) {
+        syncDirectory(dir); // the mark must not come back after a power loss: a crash from here on must be seen
+      }
       List<byte[]> families;
       try (Options probe = new Options()) {
         families = Files.exists(dbDir.resolve("CURRENT"))
@@ -197,6 +200,12 @@ public final class NodeStore implements AutoCloseable {
     } catch (RocksDBException | IOException e) {
       throw new StoreException(ErrorCode.STORAGE_ERROR, "cannot open the store in " + dir + ": "
           + e.getMessage(), e);
+    }
+  }
+
+  private static void syncDirectory(Path dir) throws IOException {
+    try (java.nio.channels.FileChannel d = java.nio.channels.FileChannel.open(dir, java.nio.file.StandardOpenOption.READ)) {
+      d.force(true);
     }
   }
 
@@ -684,16 +693,17 @@ public final class NodeStore implements AutoCloseable {
 
   /**
    * Writes every user table's memtables to disk and waits for it: what a stop does first, so
-   * that tables without a WAL keep every acknowledged write. Tables between stages (gathered
-   * runs) are left alone: a stopping node fails their job, and its next start drops them.
+   * that tables without a WAL keep every acknowledged write. A job's tables (between stages, and
+   * its output before the commit) are left alone: a stopping node fails their job, and its next
+   * start drops them.
    *
    * @return the tables flushed
    */
   public int flushAll() {
     int n = 0;
     for (StoreTable t : tables()) {
-      if (JobTables.isJobTable(t.name()) && t.options().getDisableWal()) {
-        continue;
+      if (JobTables.isJobTable(t.name())) {
+        continue; // a job's table is written without the WAL and dropped when its node starts again
       }
       try {
         t.flush();

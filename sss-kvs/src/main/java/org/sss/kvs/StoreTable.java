@@ -620,6 +620,9 @@ public final class StoreTable {
         if (sealFirst) {
           sealRuns(); // before the lifecycle lock: the lock order is runs, then lifecycle
         }
+        if (!options.getDisableAutoCompaction()) {
+          awaitCompaction();
+        }
         Lock lock = use();
         try (IngestExternalFileOptions ingest = new IngestExternalFileOptions().setMoveFiles(true)) {
           db.ingestExternalFile(handle, List.of(file.toString()), ingest);
@@ -647,6 +650,40 @@ public final class StoreTable {
         opts.close();
         env.close();
         deleteQuietly(file);
+      }
+    }
+  }
+
+  /**
+   * Level-0 files at which an ingest into a table with auto-compaction waits for compaction.
+   * An ingest, unlike a memtable write, is not slowed by RocksDB as level 0 grows, but past 20
+   * files RocksDB slows, and past 36 stops, every write of the node, and reads probe each file:
+   * so runs (a job's output, a node catching up) wait here instead, below those triggers.
+   */
+  static final int INGEST_BACKLOG = 16;
+  private static final long BACKLOG_WAIT_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(5);
+
+  /** Waits, at most {@link #BACKLOG_WAIT_NANOS}, until level 0 is under {@link #INGEST_BACKLOG} files. */
+  private void awaitCompaction() {
+    long deadline = System.nanoTime() + BACKLOG_WAIT_NANOS;
+    while (System.nanoTime() < deadline) {
+      long files;
+      Lock lock = use();
+      try {
+        files = levelZeroFiles();
+      } catch (RocksDBException e) {
+        throw storageError("reading level 0", e);
+      } finally {
+        lock.unlock();
+      }
+      if (files < INGEST_BACKLOG) {
+        return;
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new StoreException(ErrorCode.INTERNAL, "interrupted waiting for compaction of table '" + name + "'", e);
       }
     }
   }

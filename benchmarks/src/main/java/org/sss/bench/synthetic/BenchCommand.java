@@ -188,6 +188,9 @@ public final class BenchCommand implements Callable<Integer> {
     if (engines != null) {
       sb.append(" --engines ").append(engines);
     }
+    if (replication != null) {
+      sb.append(" --replication ").append(replication);
+    }
     if (out != null) {
       sb.append(" --out ").append(out);
     }

@@ -331,7 +331,8 @@ public final class Report {
       summary.addAll(summaryRows(w, records));
       md.append("## ").append(w.name()).append("\n\n");
       md.append("From `").append(w.source()).append("`; engines ").append(String.join(", ", w.engines()))
-          .append("; ").append(runs(w)).append(".\n\n");
+          .append("; SSS keeping ").append(w.replication()).append(w.replication() == 1 ? " copy" : " copies")
+          .append(" of stored pairs; ").append(runs(w)).append(".\n\n");
       Set<String> shapes = new LinkedHashSet<>();
       for (SweepPlan.Point p : w.points()) {
         shapes.add((p.value().isEmpty() ? "" : p.param() + "=" + p.value() + ": ") + p.params().describe());

@@ -302,13 +302,22 @@ public final class Membership implements AutoCloseable {
       return;
     }
     List<Integer> only = copies.onlyCopies(v, self);
-    if (!only.isEmpty()) {
-      LOG.error("node {}: {}; but it holds the only copy in sync of partitions {}, so it serves what it has",
-          self, mayHaveLostWrites, only);
-      mayHaveLostWrites = null;
+    if (only.isEmpty()) {
+      propose(ViewChange.newBuilder().setExpectEpoch(v.getEpoch()).setMarkOut(self).build(), mayHaveLostWrites);
       return;
     }
-    propose(ViewChange.newBuilder().setExpectEpoch(v.getEpoch()).setMarkOut(self).build(), mayHaveLostWrites);
+    List<Integer> lastInSync = new ArrayList<>();
+    for (int p : only) {
+      if (spec.placement().replicasOf(p).stream().noneMatch(n -> n != self && org.sss.core.cluster.InSyncCopies.inSync(v, n))) {
+        lastInSync.add(p);
+      }
+    }
+    if (!lastInSync.isEmpty()) {
+      LOG.error("node {}: {}; but it holds the only copy in sync of partitions {}, so it serves what it has",
+          self, mayHaveLostWrites, lastInSync);
+      mayHaveLostWrites = null;
+    }
+    // else another copy in sync is down: it may hold the writes lost here, so this node waits for it
   }
 
   /** A linearizable read of the view: when it succeeds, a majority of the voters confirmed it. */
