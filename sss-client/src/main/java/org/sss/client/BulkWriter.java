@@ -64,6 +64,10 @@ public final class BulkWriter implements AutoCloseable {
   private final java.time.Duration timeout;
   private final org.sss.core.cluster.InSyncCopies inSync;
   private final Semaphore[] inFlight;
+  /** The batches under way to each node, so that those to a node decided out can be given up. */
+  private final java.util.Set<java.util.concurrent.CompletableFuture<?>>[] pending;
+  /** When the writer last read the view while waiting for a node (see {@link #giveUpIfOut}). */
+  private long viewReadNanos;
   private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
   private final AtomicLong acknowledged = new AtomicLong();
   private long bytesWritten;
@@ -90,8 +94,45 @@ public final class BulkWriter implements AutoCloseable {
     this.inSync = new org.sss.core.cluster.InSyncCopies(placement);
     this.targets = view == null ? null : inSync.writeTargetsByPartition(view);
     this.inFlight = new Semaphore[n];
+    @SuppressWarnings("unchecked")
+    java.util.Set<java.util.concurrent.CompletableFuture<?>>[] under = new java.util.Set[n];
+    this.pending = under;
     for (int i = 0; i < n; i++) {
       inFlight[i] = new Semaphore(maxInFlight);
+      pending[i] = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    }
+  }
+
+  /**
+   * Takes {@code permits} of node {@code node}'s in-flight window, waiting for batches under way.
+   * A node cut off answers nothing, and its batches would wait for the request timeout; so while
+   * waiting, the writer reads the view now and then, and gives up the batches of a node decided
+   * out: they are sent again to the copies that count ({@link #sendAgain}).
+   */
+  private void acquire(int node, int permits) throws InterruptedException {
+    Semaphore s = inFlight[node];
+    while (!s.tryAcquire(permits, 1, java.util.concurrent.TimeUnit.SECONDS)) {
+      giveUpIfOut(node);
+    }
+  }
+
+  private void giveUpIfOut(int node) {
+    if (freshView == null || view == null || pending[node].isEmpty()
+        || System.nanoTime() - viewReadNanos < java.util.concurrent.TimeUnit.SECONDS.toNanos(1)) {
+      return;
+    }
+    viewReadNanos = System.nanoTime();
+    org.sss.core.proto.ClusterView now;
+    try {
+      now = freshView.get();
+    } catch (RuntimeException unreachable) {
+      return;
+    }
+    if (now.getEpoch() > view.getEpoch() && now.getOutList().contains(node)) {
+      for (java.util.concurrent.CompletableFuture<?> f : pending[node]) {
+        f.completeExceptionally(new org.sss.core.transport.NodeUnavailableException("node " + node
+            + " was decided out of the in-sync copies while a batch to it was under way", null));
+      }
     }
   }
 
@@ -241,7 +282,7 @@ public final class BulkWriter implements AutoCloseable {
     leads[node] = 0;
     Semaphore permits = inFlight[node];
     try {
-      permits.acquire();
+      acquire(node, 1);
     } catch (InterruptedException e) {
       buf.release();
       Thread.currentThread().interrupt();
@@ -250,10 +291,13 @@ public final class BulkWriter implements AutoCloseable {
       throw interrupted;
     }
     try {
-      channels.get(node).call(Request.newBuilder().setPutBatch(
+      java.util.concurrent.CompletableFuture<org.sss.core.transport.Frame<org.sss.core.proto.Response>> sent =
+          channels.get(node).call(Request.newBuilder().setPutBatch(
           PutBatch.newBuilder().setTable(table).setPairCount(n).setKeyType(types.key())
-              .setValueType(types.value()).setReplication(copies).setViewEpoch(view == null ? 0 : view.getEpoch())), buf)
-          .whenComplete((r, e) -> {
+              .setValueType(types.value()).setReplication(copies).setViewEpoch(view == null ? 0 : view.getEpoch())), buf);
+      pending[node].add(sent);
+      sent.whenComplete((r, e) -> {
+            pending[node].remove(sent);
             // Record the outcome before giving the permit back: flush() returns as soon as it
             // holds every permit, and must then see this batch's failure.
             if (e != null) {
@@ -299,10 +343,22 @@ public final class BulkWriter implements AutoCloseable {
     }
   }
 
+  /** Waits until no batch is under way; an interrupt is kept for the caller, not obeyed. */
   private void awaitInFlight() {
-    for (Semaphore s : inFlight) {
-      s.acquireUninterruptibly(maxInFlight);
-      s.release(maxInFlight);
+    boolean interrupted = false;
+    for (int node = 0; node < inFlight.length; node++) {
+      while (true) {
+        try {
+          acquire(node, maxInFlight);
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+      inFlight[node].release(maxInFlight);
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 

@@ -307,8 +307,8 @@ public final class Connection implements AutoCloseable {
         p.completeExceptionally(r.getCode() == ErrorCode.NOT_SERVING
             ? new NodeUnavailableException(r.getCode(), node + ": " + r.getMessage())
             : new SssException(r.getCode(), node + ": " + r.getMessage()));
-      } else {
-        p.complete(frame);
+      } else if (!p.complete(frame)) {
+        frame.release(); // the caller gave up on it (a node decided out while the request hung)
       }
     }
 
