@@ -1,6 +1,7 @@
 package org.sss.client;
 
 import io.netty.buffer.ByteBuf;
+import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -28,7 +29,9 @@ import org.sss.core.transport.SssException;
  * acknowledged everything before), and after such a failure it waits for the members'
  * decision, reads the view again and sends those pairs again, in their order, to the copies
  * that count now; sent twice to a copy, a pair leaves it as once. So a load goes on through a
- * node's death. A multi-valued table cannot take a pair twice (each would be a value of its
+ * node's death. A node cut off answers nothing: a batch to it unanswered for 5 s makes the
+ * writer read the view, and once that node is decided out its batches are given up as lost
+ * rather than waited for until the request timeout. A multi-valued table cannot take a pair twice (each would be a value of its
  * own): its writer fails instead, saying to write the pairs since the last flush again.
  *
  * <p>A pair is durable once {@link #flush()} or {@link #close()} has returned without an
@@ -64,10 +67,16 @@ public final class BulkWriter implements AutoCloseable {
   private final java.time.Duration timeout;
   private final org.sss.core.cluster.InSyncCopies inSync;
   private final Semaphore[] inFlight;
-  /** The batches under way to each node, so that those to a node decided out can be given up. */
-  private final java.util.Set<java.util.concurrent.CompletableFuture<?>>[] pending;
-  /** When the writer last read the view while waiting for a node (see {@link #giveUpIfOut}). */
-  private long viewReadNanos;
+  /** The batches under way to each node, with when each was sent: those to a node decided out are given up. */
+  private final Map<java.util.concurrent.CompletableFuture<?>, Long>[] pending;
+  /** When the writer last finished reading the view while waiting for a node (see {@link #giveUpIfOut}). */
+  private long viewReadNanos = System.nanoTime();
+  /**
+   * How long a batch goes unanswered before the writer asks whether its node was decided out,
+   * and how long between two such reads: a healthy node under load answers well within it, so
+   * a healthy load reads no view.
+   */
+  private static final long SILENT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
   private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
   private final AtomicLong acknowledged = new AtomicLong();
   private long bytesWritten;
@@ -95,11 +104,11 @@ public final class BulkWriter implements AutoCloseable {
     this.targets = view == null ? null : inSync.writeTargetsByPartition(view);
     this.inFlight = new Semaphore[n];
     @SuppressWarnings("unchecked")
-    java.util.Set<java.util.concurrent.CompletableFuture<?>>[] under = new java.util.Set[n];
+    Map<java.util.concurrent.CompletableFuture<?>, Long>[] under = new Map[n];
     this.pending = under;
     for (int i = 0; i < n; i++) {
       inFlight[i] = new Semaphore(maxInFlight);
-      pending[i] = java.util.concurrent.ConcurrentHashMap.newKeySet();
+      pending[i] = new java.util.concurrent.ConcurrentHashMap<>();
     }
   }
 
@@ -117,19 +126,21 @@ public final class BulkWriter implements AutoCloseable {
   }
 
   private void giveUpIfOut(int node) {
-    if (freshView == null || view == null || pending[node].isEmpty()
-        || System.nanoTime() - viewReadNanos < java.util.concurrent.TimeUnit.SECONDS.toNanos(1)) {
+    long now = System.nanoTime();
+    if (freshView == null || view == null || now - viewReadNanos < SILENT_NANOS
+        || pending[node].values().stream().noneMatch(sent -> now - sent >= SILENT_NANOS)) {
       return;
     }
-    viewReadNanos = System.nanoTime();
-    org.sss.core.proto.ClusterView now;
+    org.sss.core.proto.ClusterView current;
     try {
-      now = freshView.get();
+      current = freshView.get();
     } catch (RuntimeException unreachable) {
       return;
+    } finally {
+      viewReadNanos = System.nanoTime();
     }
-    if (now.getEpoch() > view.getEpoch() && now.getOutList().contains(node)) {
-      for (java.util.concurrent.CompletableFuture<?> f : pending[node]) {
+    if (current.getEpoch() > view.getEpoch() && current.getOutList().contains(node)) {
+      for (java.util.concurrent.CompletableFuture<?> f : pending[node].keySet()) {
         f.completeExceptionally(new org.sss.core.transport.NodeUnavailableException("node " + node
             + " was decided out of the in-sync copies while a batch to it was under way", null));
       }
@@ -228,6 +239,7 @@ public final class BulkWriter implements AutoCloseable {
         continue;
       }
       failure.set(null);
+      failedOn = view.getEpoch(); // a batch of this resend lost on the same epoch waits again
       ByteBuf again = sinceCheckpoint.duplicate();
       while (again.isReadable()) {
         int keyLength = PairBlock.readVarint(again);
@@ -275,6 +287,16 @@ public final class BulkWriter implements AutoCloseable {
     if (buf == null || counts[node] == 0) {
       return;
     }
+    RuntimeException failed = failure.get();
+    if (failed != null && resendable(failed)) {
+      // every pair since the checkpoint is sent again once the copies settle: this batch too
+      // (sent now it could go to a node just given up on, and wait there)
+      buf.release();
+      buffers[node] = null;
+      counts[node] = 0;
+      leads[node] = 0;
+      return;
+    }
     int n = counts[node];
     int led = leads[node];
     buffers[node] = null;
@@ -295,7 +317,7 @@ public final class BulkWriter implements AutoCloseable {
           channels.get(node).call(Request.newBuilder().setPutBatch(
           PutBatch.newBuilder().setTable(table).setPairCount(n).setKeyType(types.key())
               .setValueType(types.value()).setReplication(copies).setViewEpoch(view == null ? 0 : view.getEpoch())), buf);
-      pending[node].add(sent);
+      pending[node].put(sent, System.nanoTime());
       sent.whenComplete((r, e) -> {
             pending[node].remove(sent);
             // Record the outcome before giving the permit back: flush() returns as soon as it
