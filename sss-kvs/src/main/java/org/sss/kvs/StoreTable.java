@@ -258,13 +258,15 @@ public final class StoreTable {
       return new ArrayList<>(); // RocksJava asserts a non-empty key list
     }
     sealRuns();
+    return readMany(null, keys);
+  }
+
+  /** One multi-get of non-empty {@code keys} under the lifecycle lock; {@code read} null for the latest values. */
+  private List<byte[]> readMany(ReadOptions read, List<byte[]> keys) {
     Lock lock = use();
     try {
-      List<ColumnFamilyHandle> handles = new ArrayList<>(keys.size());
-      for (int i = 0; i < keys.size(); i++) {
-        handles.add(handle);
-      }
-      return db.multiGetAsList(handles, keys);
+      List<ColumnFamilyHandle> handles = java.util.Collections.nCopies(keys.size(), handle);
+      return read == null ? db.multiGetAsList(handles, keys) : db.multiGetAsList(read, handles, keys);
     } catch (RocksDBException e) {
       throw storageError("multi-get", e);
     } finally {
@@ -307,18 +309,7 @@ public final class StoreTable {
       if (keys.isEmpty()) {
         return new ArrayList<>(); // RocksJava asserts a non-empty key list
       }
-      Lock lock = use();
-      try {
-        List<ColumnFamilyHandle> handles = new ArrayList<>(keys.size());
-        for (int i = 0; i < keys.size(); i++) {
-          handles.add(handle);
-        }
-        return db.multiGetAsList(read, handles, keys);
-      } catch (RocksDBException e) {
-        throw storageError("multi-get", e);
-      } finally {
-        lock.unlock();
-      }
+      return readMany(read, keys);
     }
 
     @Override

@@ -66,24 +66,23 @@ class LiveWritesTest {
   @Test
   void copiedRun_leavesOtherPartitionsAndForgottenTablesAlone() {
     putLive(2, 1, "live-2-1");
-    ByteBuf chunk = Unpooled.buffer();
-    PairBlock.write(chunk, key(1, 1), bytes("copy-1"));
-    model.put(name(1, 1), "copy-1");
-    try (StoreTable.RunFile run = table.newRunFile()) {
-      live.addCopied(table, chunk, run);
-      live.ingestKeepingLive(table, run, Set.of(1));
-    }
+    copyOne(1, 1, "copy-1"); // partition 2's live key is not in this run's partitions
     assertEquals(model, stored());
 
     live.forget("t"); // the table was dropped and made again: its live keys no longer count
-    ByteBuf again = Unpooled.buffer();
-    PairBlock.write(again, key(2, 1), bytes("copy-2-1"));
-    model.put(name(2, 1), "copy-2-1");
-    try (StoreTable.RunFile run = table.newRunFile()) {
-      live.addCopied(table, again, run);
-      live.ingestKeepingLive(table, run, Set.of(2));
-    }
+    copyOne(2, 1, "copy-2-1");
     assertEquals(model, stored());
+  }
+
+  /** Copies one pair into the table as catch-up does: a one-pair run of its partition, ingested. */
+  private void copyOne(int partition, int i, String value) {
+    ByteBuf chunk = Unpooled.buffer();
+    PairBlock.write(chunk, key(partition, i), bytes(value));
+    model.put(name(partition, i), value);
+    try (StoreTable.RunFile run = table.newRunFile()) {
+      live.addCopied(table, chunk, run);
+      live.ingestKeepingLive(table, run, Set.of(partition));
+    }
   }
 
   @Test
