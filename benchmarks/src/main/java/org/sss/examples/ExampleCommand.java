@@ -197,9 +197,17 @@ public final class ExampleCommand implements CommandExtension, Runnable {
 
     @Override
     int run(SssClient client, SssCluster cluster) throws Exception {
-      String input = loadLines(client, in);
       String output = table("out");
-      runJob(client, WordCount.job(input, output, !noCombiner));
+      try {
+        // the nodes read IN's splits themselves: nothing is loaded first
+        runJob(client, WordCount.jobOverFiles(Path.of(in), output, !noCombiner));
+      } catch (org.sss.client.job.JobFailedException e) {
+        if (e.code() != org.sss.core.proto.ErrorCode.NO_SUCH_FILE || !Files.exists(Path.of(in))) {
+          throw e;
+        }
+        System.err.println(e.getMessage() + "; loading " + in + " from here first");
+        runJob(client, WordCount.job(loadLines(client, in), output, !noCombiner));
+      }
       long words = client.count(output);
       Path file = dump(client, output, out);
       summary(String.format("%,d distinct words written to %s", words, file));

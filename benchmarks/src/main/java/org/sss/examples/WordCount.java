@@ -15,7 +15,7 @@ import org.sss.client.job.Job;
 public final class WordCount {
   private WordCount() {}
 
-  /** The job: lines (line number, text) in, (word, count) out. */
+  /** The job over a table of lines: (line key, text) in, (word, count) out. */
   public static Job job(String input, String output, boolean combine) {
     return job(input, output, combine, 0);
   }
@@ -30,6 +30,21 @@ public final class WordCount {
       b.combine(Sum.class);
     }
     return b.reduce(Sum.class, Serdes.STRING, Serdes.LONG).output(output).overwrite().threads(threads).build();
+  }
+
+  /**
+   * The job over text files read where the nodes see them ({@link Job.Builder#inputText}):
+   * (byte offset, line) in, (word, count) out.
+   */
+  public static Job jobOverFiles(java.nio.file.Path files, String output, boolean combine) {
+    Job.Builder b = Job.named("wordcount")
+        .jarByClass(WordCount.class)
+        .inputText(files)
+        .map(Tokenize.class, Serdes.STRING, Serdes.LONG);
+    if (combine) {
+      b.combine(Sum.class);
+    }
+    return b.reduce(Sum.class, Serdes.STRING, Serdes.LONG).output(output).overwrite().build();
   }
 
   /** Emits (word, 1) per token. */

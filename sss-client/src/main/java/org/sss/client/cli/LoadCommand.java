@@ -13,7 +13,9 @@ import picocli.CommandLine.Parameters;
 /** Loads a text file (one pair per line) or a directory (one pair per file). */
 @Command(name = "load", mixinStandardHelpOptions = true,
     description = {"Load PATH into a new TABLE; an existing one only with --append or --replace.",
-        "A text file becomes pairs (line number from 1, line); a directory, pairs (file name, content)."})
+        "A text file becomes pairs (byte offset of the line, line), read by the nodes in parallel",
+        "when they see the file (else sent from here); a directory, pairs (file name, content).",
+        "A new or replaced table appears whole when the load ends, or not at all."})
 final class LoadCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
@@ -32,7 +34,7 @@ final class LoadCommand implements Callable<Integer> {
       description = "load into the table if it exists: its other pairs stay, pairs of the same keys are replaced")
   boolean append;
 
-  @CommandLine.Option(names = "--replace", description = "drop the table first if it exists")
+  @CommandLine.Option(names = "--replace", description = "replace the table if it exists (when the load succeeds)")
   boolean replace;
 
   @Override
@@ -49,10 +51,12 @@ final class LoadCommand implements Callable<Integer> {
             + " pairs); nothing was loaded: --append adds to it (pairs of the same keys are replaced),"
             + " --replace drops it first");
       }
-      if (existing.isPresent() && replace) {
-        client.dropTable(table, true);
+      long before = meter.pairs();
+      long pairs = BulkIO.load(client, table, path, KeyType.parse(valueType), replace, meter::add,
+          org.sss.client.job.ProgressListener.console());
+      if (meter.pairs() == before) { // the nodes read the file: count it here once
+        meter.addAll(pairs, java.nio.file.Files.isRegularFile(path) ? java.nio.file.Files.size(path) : 0);
       }
-      BulkIO.load(client, table, path, KeyType.parse(valueType), meter::add);
     }
     meter.done();
     return 0;

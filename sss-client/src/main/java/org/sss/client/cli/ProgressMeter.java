@@ -38,6 +38,12 @@ public final class ProgressMeter {
     }
   }
 
+  /** Counts pairs moved elsewhere (by the nodes), for the summary. */
+  public void addAll(long n, long size) {
+    pairs += n;
+    bytes += size;
+  }
+
   private void show(long now, boolean last) {
     double seconds = Math.max(1e-9, (now - start) / 1e9);
     String line = String.format("%s: %,d pairs, %.1f MB, %.1f MB/s, %,.0f pairs/s, %.1f s",

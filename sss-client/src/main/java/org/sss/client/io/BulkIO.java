@@ -14,7 +14,16 @@ import org.sss.client.BulkWriter;
 import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
 import org.sss.client.TableScan;
+import org.sss.client.job.Job;
+import org.sss.client.job.JobFailedException;
+import org.sss.client.job.JobResult;
+import org.sss.client.job.ProgressListener;
+import org.sss.core.api.Mapper;
 import org.sss.core.api.Pair;
+import org.sss.core.api.Serde;
+import org.sss.core.api.Serdes;
+import org.sss.core.io.TextSplitReader;
+import org.sss.core.proto.ErrorCode;
 import org.sss.core.keys.KeyCodec;
 import org.sss.core.keys.KeyType;
 import org.sss.core.keys.PairTypes;
@@ -26,8 +35,9 @@ import org.sss.core.proto.TableOptions;
  * Moving data between files and tables.
  *
  * <ul>
- *   <li>A text file loads as pairs (line number, line): long keys counting from 1, the line's
- *       raw bytes as a string value.
+ *   <li>A text file loads as pairs (byte offset, line), as Hadoop's {@code TextInputFormat}
+ *       reads it: long keys, the offset of each line's first byte in the file, and the line's
+ *       raw bytes (without its end) as a string value.
  *   <li>A directory loads as pairs (file name, content): string keys (the path relative to
  *       the directory), byte values; every regular file below it, one pair each. A name that
  *       does not decode in the JVM's file-name encoding is refused before anything is written:
@@ -61,6 +71,24 @@ public final class BulkIO {
    */
   public static long load(SssClient client, String table, Path path, DataType lineType, LongConsumer progress)
       throws IOException {
+    return load(client, table, path, lineType, false, progress, ProgressListener.none());
+  }
+
+  /**
+   * Loads a text file or a directory into {@code table}.
+   *
+   * <p>A text file goes into a new table (or replaces the table, with {@code replace}) through a
+   * job whose map tasks read the file's splits on the nodes themselves ({@link #loadTextOnNodes}):
+   * the table appears whole when the load commits, durable, or not at all. Nodes that cannot see
+   * the file (another machine without a shared file system) refuse it, and the client then sends
+   * the lines itself, into a table created first. Into an existing table without {@code replace}
+   * (appending) the client sends the lines too: those pairs are visible as they arrive.
+   *
+   * @param progress    bytes of each pair the client sends (the client's path)
+   * @param jobProgress the load job's progress (the nodes' path)
+   */
+  public static long load(SssClient client, String table, Path path, DataType lineType, boolean replace,
+                          LongConsumer progress, ProgressListener jobProgress) throws IOException {
     if (lineType != DataType.STRING && lineType != DataType.BYTES) {
       throw new IllegalArgumentException("the lines of a text file load as string or bytes, not "
           + PairTypes.name(lineType));
@@ -70,6 +98,9 @@ public final class BulkIO {
         throw new IllegalArgumentException("--value applies to a text file; a directory loads as (file name, content),"
             + " key=string value=bytes");
       }
+      if (replace) {
+        client.dropTable(table, true);
+      }
       createOrCheck(client, table, filesTable(), path, "(file name, content)");
       return loadDirectory(client, table, path, progress);
     }
@@ -77,10 +108,46 @@ public final class BulkIO {
       throw new IOException("no such file or directory: " + path);
     }
     TableOptions writes = textTable().toBuilder().setValueType(lineType).build();
-    createOrCheck(client, table, writes, path, "(line number, line)");
+    if (replace || !exists(client, table)) {
+      try {
+        return loadTextOnNodes(client, table, path, lineType, replace, jobProgress);
+      } catch (JobFailedException e) {
+        if (e.code() != ErrorCode.NO_SUCH_FILE) {
+          throw e;
+        }
+        System.err.println("load: " + e.getMessage() + "; sending " + path + " from this machine instead");
+        if (replace) {
+          client.dropTable(table, true);
+        }
+      }
+    }
+    createOrCheck(client, table, writes, path, "(byte offset, line)");
     return loadText(client, table, path, PairTypes.of(writes), progress);
   }
 
+  private static boolean exists(SssClient client, String table) {
+    return client.listTables().stream().anyMatch(t -> t.getName().equals(table));
+  }
+
+  /**
+   * Loads a text file as a map-only job over its splits (see {@link Job.Builder#inputText}):
+   * every node reads its splits in parallel and sends each line to its owner, where it is
+   * gathered into sorted runs and ingested as SST files; the commit flushes the table and makes
+   * it visible, replacing the old one when {@code replace}. Fails with {@code NO_SUCH_FILE} when
+   * a node cannot see the file.
+   *
+   * @return the lines loaded
+   */
+  public static long loadTextOnNodes(SssClient client, String table, Path file, DataType lineType, boolean replace,
+                                     ProgressListener progress) {
+    Serde<?> lines = lineType == DataType.BYTES ? Serdes.BYTES : Serdes.STRING;
+    Job.Builder b = Job.named("load").inputText(file, lines).map(Mapper.Identity.class, Serdes.LONG, lines).output(table);
+    if (replace) {
+      b.overwrite();
+    }
+    JobResult r = client.submit(b.build()).await(progress);
+    return r.stages().get(0).recordsOut();
+  }
   /**
    * Creates the table, or checks that the existing one is typed as the load writes: pairs of
    * other types would be unreadable by the table's types (and by every job declared for them).
@@ -102,14 +169,19 @@ public final class BulkIO {
         && has.getKeyType() == DataType.LONG && has.getValueType() == DataType.BYTES && !has.getMultiValued();
   }
 
+  /**
+   * The client's path: lines sent by the bulk writer with the same keys as the nodes' path,
+   * the offset of each line's first byte in the file.
+   */
   static long loadText(SssClient client, String table, Path file, PairTypes types, LongConsumer progress)
       throws IOException {
-    long n = 0;
     BulkWriter w = client.writer(table, types);
-    try (LineReader lines = new LineReader(Files.newInputStream(file)); w) {
-      for (byte[] line = lines.next(); line != null; line = lines.next()) {
-        n++;
-        w.put(KeyCodec.encodeLong(n), line);
+    long size = Files.size(file);
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file); w) {
+      TextSplitReader lines = new TextSplitReader(ch, 0, size, size);
+      while (lines.next()) {
+        byte[] line = lines.line();
+        w.put(KeyCodec.encodeLong(lines.offset()), line);
         progress.accept(8 + line.length);
       }
     }

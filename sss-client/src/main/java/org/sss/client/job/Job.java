@@ -34,6 +34,8 @@ import org.sss.core.api.Serde;
 public final class Job {
   final String name;
   final String inputTable;
+  /** Text files the first stage reads instead of a table; null for a table. */
+  final Path inputFiles;
   final List<StagePlan> stages;
   final String outputTable;
   final boolean multiValuedOutput;
@@ -47,6 +49,7 @@ public final class Job {
   private Job(Builder b) {
     this.name = b.name;
     this.inputTable = b.inputTable;
+    this.inputFiles = b.inputFiles;
     this.stages = List.copyOf(b.stages);
     this.outputTable = b.outputTable;
     this.multiValuedOutput = b.multiValuedOutput;
@@ -86,6 +89,7 @@ public final class Job {
   public static final class Builder {
     private final String name;
     private String inputTable;
+    private Path inputFiles;
     private final List<StagePlan> stages = new ArrayList<>();
     private String outputTable;
     private boolean multiValuedOutput;
@@ -114,9 +118,36 @@ public final class Job {
             + " once, before adding stages");
       }
       this.inputTable = table;
+      this.inputFiles = null;
       this.currentKey = keySerde;
       this.currentValue = valueSerde;
       return this;
+    }
+
+    /**
+     * Text files as the first stage's input, as Hadoop's {@code TextInputFormat} reads them: a
+     * file, or every regular file below a directory (names starting with {@code .} or {@code _}
+     * left out). Each line is a pair: its key the offset of the line's first byte in its file
+     * ({@link org.sss.core.api.Serdes#LONG}), its value the line without its end (as
+     * {@code lineSerde}: {@link org.sss.core.api.Serdes#STRING} or {@link org.sss.core.api.Serdes#BYTES}).
+     * Files are cut into splits, each one map task on one node; every node must see the files
+     * at the same path (one machine, or a shared file system), or the job fails with
+     * {@code NO_SUCH_FILE} naming the node.
+     */
+    public Builder inputText(Path files, Serde<?> lineSerde) {
+      if (lineSerde.dataType() != org.sss.core.proto.DataType.STRING
+          && lineSerde.dataType() != org.sss.core.proto.DataType.BYTES) {
+        throw new IllegalArgumentException("job " + name + ": lines read as string or bytes, not "
+            + org.sss.core.keys.PairTypes.name(lineSerde.dataType()));
+      }
+      input("", org.sss.core.api.Serdes.LONG, lineSerde);
+      this.inputFiles = files.toAbsolutePath().normalize();
+      return this;
+    }
+
+    /** {@link #inputText(Path, Serde)} with lines as strings. */
+    public Builder inputText(Path files) {
+      return inputText(files, org.sss.core.api.Serdes.STRING);
     }
 
     /** A map stage emitting keys and values of the given serdes. */

@@ -13,6 +13,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.sss.client.SssClient;
 import org.sss.client.internal.NodeChannels;
+import org.sss.client.io.BulkIO;
+import org.sss.client.io.TextSplits;
 import org.sss.core.cluster.JobTables;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.AbortJob;
@@ -20,6 +22,7 @@ import org.sss.core.proto.CommitJob;
 import org.sss.core.proto.Compression;
 import org.sss.core.proto.CreateTable;
 import org.sss.core.proto.ErrorCode;
+import org.sss.core.proto.FileSplit;
 import org.sss.core.proto.HasJar;
 import org.sss.core.proto.PutJar;
 import org.sss.core.proto.Request;
@@ -222,14 +225,18 @@ final class JobCoordinator implements Runnable {
     }
     takeView();
     CompletableFuture<String> shippedJar = shipJar();
-    TableOptions inputOptions = client.tableStats(job.inputTable).getOptions();
-    checkInputTypes(inputOptions);
+    List<FileSplit> splits = job.inputFiles == null ? List.of() : splits();
+    TableOptions inputOptions = job.inputFiles != null ? BulkIO.textTable()
+        : client.tableStats(job.inputTable).getOptions();
+    if (job.inputFiles == null) {
+      checkInputTypes(inputOptions);
+    }
     if (view.getOutCount() > 0 && job.keepIntermediate) {
       throw new JobFailedException(ErrorCode.BAD_REQUEST, "job " + job.name + " keeps its tables between stages, "
           + "which keep one copy on the partitions' leaders, and node(s) " + view.getOutList() + " are out: run it "
           + "once they are back, or without keepIntermediate()", null);
     }
-    if (view.getOutCount() > 0 && inputOptions.getReplication() < 2) {
+    if (view.getOutCount() > 0 && job.inputFiles == null && inputOptions.getReplication() < 2) {
       throw new JobFailedException(ErrorCode.NOT_SERVING, "job " + job.name + ": its input '" + job.inputTable
           + "' keeps one copy, and node(s) " + view.getOutList() + " holding some of it are out", null);
     }
@@ -274,6 +281,7 @@ final class JobCoordinator implements Runnable {
           .putAllConfig(job.config)
           .setJarHash(jarHash)
           .setThreads(job.threads)
+          .addAllInputSplits(i == 0 ? splits : List.of())
           .build();
       if (!plan.map() && !inputMultiValued) {
         throw new JobFailedException(ErrorCode.BAD_REQUEST, "stage " + i + " reduces table '" + input
@@ -289,6 +297,27 @@ final class JobCoordinator implements Runnable {
     trace("committed", start);
     return new JobResult(jobId, summaries, counters, (System.nanoTime() - start) / 1e9,
         job.keepIntermediate ? intermediates : List.of());
+  }
+
+  /**
+   * The input files cut into splits, given round-robin to the job's nodes: about four per node
+   * (see {@link TextSplits}), so that a node's task threads share them.
+   */
+  private List<FileSplit> splits() {
+    List<TextSplits.Split> planned;
+    try {
+      planned = TextSplits.plan(TextSplits.files(job.inputFiles), 4 * nodes.size());
+    } catch (IOException e) {
+      throw new JobFailedException(ErrorCode.NO_SUCH_FILE, "job " + job.name + " cannot read its input "
+          + job.inputFiles + ": " + e, e);
+    }
+    List<FileSplit> splits = new ArrayList<>();
+    for (int i = 0; i < planned.size(); i++) {
+      TextSplits.Split p = planned.get(i);
+      splits.add(FileSplit.newBuilder().setPath(p.file().toString()).setStart(p.start()).setLength(p.length())
+          .setFileSize(p.fileSize()).setNode(nodes.get(i % nodes.size())).build());
+    }
+    return splits;
   }
 
   /**

@@ -254,10 +254,10 @@ class CommandLineTest {
     assertEquals("", load.out());
     assertTrue(load.err().contains("load poem: 5 pairs"), load::toString);
     assertEquals("5\n", ok("count", "poem").out());
-    assertEquals("ünïcödé\n", ok("get", "poem", "4").out());
+    assertEquals("ünïcödé\n", ok("get", "poem", "24").out()); // keys: where each line starts
     Path dump = work.resolve("out/poem.dump");
     ok("dump", "poem", dump.toString());
-    assertEquals("1\tthe first line\n2\t\ttabbed\n3\t\n4\tünïcödé\n5\tlast line without newline\n",
+    assertEquals("0\tthe first line\n15\t\ttabbed\n23\t\n24\tünïcödé\n36\tlast line without newline\n",
         Files.readString(dump));
     // loading into an existing table: refused unless the user says how
     Path shorter = work.resolve("short.txt");
@@ -269,11 +269,12 @@ class CommandLineTest {
     assertTrue(again.err().contains("nothing was loaded: --append adds to it"), again::toString);
     assertEquals("5\n", ok("count", "poem").out());
     ok("load", "poem", shorter.toString(), "--append");
-    assertEquals("5\n", ok("count", "poem").out(), "lines 1 and 2 replaced, 3 to 5 kept");
-    assertEquals("one\n", ok("get", "poem", "1").out());
-    assertEquals("ünïcödé\n", ok("get", "poem", "4").out());
+    assertEquals("6\n", ok("count", "poem").out(), "the line at 0 replaced, one at 4 added, the others kept");
+    assertEquals("one\n", ok("get", "poem", "0").out());
+    assertEquals("two\n", ok("get", "poem", "4").out());
+    assertEquals("ünïcödé\n", ok("get", "poem", "24").out());
     ok("load", "poem", shorter.toString(), "--replace");
-    assertEquals("2\n", ok("count", "poem").out(), "the old table dropped first");
+    assertEquals("2\n", ok("count", "poem").out(), "the old table replaced");
     Run both = onCluster("load", "poem", shorter.toString(), "--append", "--replace");
     assertEquals(2, both.status(), both::toString);
 

@@ -31,6 +31,8 @@ import org.sss.client.SssClient;
 import org.sss.client.it.LeakDetection;
 import org.sss.client.io.BulkIO;
 import org.sss.core.keys.KeyCodec;
+import org.sss.core.proto.DataType;
+import org.sss.core.proto.TableOptions;
 import org.sss.core.proto.TableInfo;
 
 /**
@@ -77,6 +79,10 @@ class MultiProcessClusterTest {
    * Writes a text file of {@code lines} lines (ASCII, tabs, empty lines, multi-byte UTF-8, a
    * long line, no newline after the last) and returns the dump it should produce.
    */
+  /** The keys of lines 1000 and 2000, long ones. */
+  static long line1000;
+  static long line2000;
+
   static byte[] writeInput(Path file, int lines) throws IOException {
     Random r = new Random(1);
     String[] words = {"alpha", "beta", "gamma", "déjà vu", "日本語", "emoji \uD83D\uDE00", "tab\there", "", " "};
@@ -93,11 +99,17 @@ class MultiProcessClusterTest {
         }
       } // else: an empty line
       byte[] bytes = line.toString().getBytes(StandardCharsets.UTF_8);
+      long offset = text.size(); // a line's key: where its first byte is
+      if (i == 1000) {
+        line1000 = offset;
+      } else if (i == 2000) {
+        line2000 = offset;
+      }
       text.write(bytes);
       if (i < lines) {
         text.write('\n');
       }
-      dump.write((i + "\t").getBytes(StandardCharsets.UTF_8));
+      dump.write((offset + "\t").getBytes(StandardCharsets.UTF_8));
       dump.write(bytes);
       dump.write('\n');
     }
@@ -113,14 +125,16 @@ class MultiProcessClusterTest {
       long loaded = BulkIO.load(client, "text", input, progress::addAndGet);
       assertEquals(LINES, loaded);
       assertEquals(LINES, client.count("text"));
-      assertEquals(BulkIO.textTable(), client.tableStats("text").getOptions());
+      TableOptions o = client.tableStats("text").getOptions();
+      assertEquals(List.of(DataType.LONG, DataType.STRING, false), List.of(o.getKeyType(), o.getValueType(),
+          o.getMultiValued()));
     }
-    assertTrue(progress.get() >= Files.size(input) - LINES, "progress counts the bytes moved");
+    assertEquals(0, progress.get(), "the nodes read the file: the client sent nothing");
   }
 
   @Test
   @Order(2)
-  void dump_afterLoad_isTheInputNumberedFromOneWithTabs() throws IOException {
+  void dump_afterLoad_isTheInputKeyedByByteOffsetWithTabs() throws IOException {
     Path out = work.resolve("dump-1.txt");
     try (SssClient client = cluster.client()) {
       assertEquals(LINES, BulkIO.dump(client, "text", out, n -> { }));
@@ -138,7 +152,7 @@ class MultiProcessClusterTest {
       assertEquals(5, BulkIO.load(client, "crlf", crlf, n -> { }));
       BulkIO.dump(client, "crlf", out, n -> { });
     }
-    assertEquals("1\tone\n2\ttwo\n3\tthree\n4\t\n5\tfive\n", Files.readString(out));
+    assertEquals("0\tone\n5\ttwo\n9\tthree\n15\t\n17\tfive\n", Files.readString(out));
   }
 
   @Test
@@ -161,18 +175,19 @@ class MultiProcessClusterTest {
     try (longLived) {
       assertEquals(LINES, longLived.count("text"));
       assertArrayEquals("x".repeat(10_000).getBytes(StandardCharsets.UTF_8),
-          longLived.get("text", KeyCodec.encodeLong(2000)).orElseThrow());
+          longLived.get("text", KeyCodec.encodeLong(line2000)).orElseThrow());
     }
 
     Path out = work.resolve("dump-2.txt");
     try (SssClient client = cluster.client()) {
       assertEquals(LINES, client.count("text"));
       TableInfo info = client.tableStats("text");
-      assertEquals(BulkIO.textTable(), info.getOptions());
+      assertEquals(List.of(DataType.LONG, DataType.STRING), List.of(info.getOptions().getKeyType(),
+          info.getOptions().getValueType()));
       assertEquals(List.of("crlf", "text"), client.listTables().stream().map(TableInfo::getName).toList());
-      Optional<byte[]> line1000 = client.get("text", KeyCodec.encodeLong(1000));
-      assertArrayEquals("x".repeat(10_000).getBytes(StandardCharsets.UTF_8), line1000.orElseThrow());
-      assertTrue(client.get("text", KeyCodec.encodeLong(LINES + 1)).isEmpty());
+      Optional<byte[]> longLine = client.get("text", KeyCodec.encodeLong(line1000));
+      assertArrayEquals("x".repeat(10_000).getBytes(StandardCharsets.UTF_8), longLine.orElseThrow());
+      assertTrue(client.get("text", KeyCodec.encodeLong(line1000 + 1)).isEmpty(), "no line starts there");
       BulkIO.dump(client, "text", out, n -> { });
     }
     assertDumpEquals(expectedDump, Files.readAllBytes(out));

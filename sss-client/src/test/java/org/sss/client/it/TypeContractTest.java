@@ -99,7 +99,7 @@ class TypeContractTest {
         e.getMessage());
     assertEquals(0, client.count("raw-lines"));
     assertEquals(2, BulkIO.load(client, "raw-lines", text, DataType.BYTES, n -> { }));
-    assertEquals("beta", new String(client.get("raw-lines", KeyCodec.encodeLong(2)).orElseThrow(),
+    assertEquals("beta", new String(client.get("raw-lines", KeyCodec.encodeLong(6)).orElseThrow(),
         StandardCharsets.UTF_8));
     // and a string table does not take lines declared as bytes
     client.createTable("str-lines", BulkIO.textTable(), false);

@@ -15,4 +15,12 @@ public interface Mapper<KI, VI, KO, VO> {
 
   /** Called after the last pair; may emit (e.g. in-mapper aggregates). */
   default void cleanup(Emitter<KO, VO> out) throws Exception {}
+
+  /** Emits every pair as it is: a job that only moves data (a load, a copy into other options). */
+  final class Identity<K, V> implements Mapper<K, V, K, V> {
+    @Override
+    public void map(K key, V value, Emitter<K, V> out) {
+      out.emit(key, value);
+    }
+  }
 }

@@ -182,6 +182,9 @@ public final class EngineService implements AutoCloseable {
     } catch (StoreException e) {
       return CompletableFuture.failedFuture(e);
     }
+    if (readsFiles(spec)) {
+      return runStage(run, null, () -> { }); // files: no copies to hold
+    }
     StoreTable input = store.require(spec.getInputTable());
     org.sss.server.membership.Membership m = membership.get();
     // a node out or catching up would map what it has, not the table; and one decided out while
@@ -234,9 +237,7 @@ public final class EngineService implements AutoCloseable {
         cluster.partitionMap(), cluster.placement(), output, peers, failure, sequence, maxValueBytes, aborted,
         run.getView());
     StageContext context = new StageContext(jobId, spec, nodeId, loader, input, shuffle, failure, aborted);
-    // the partitions this node maps: its own, and those of leaders out (the job's view)
-    List<Integer> partitions = run.getView().getOutCount() == 0 ? cluster.partitionMap().partitionsOf(nodeId)
-        : new org.sss.core.cluster.InSyncCopies(cluster.placement()).ownedBy(run.getView(), nodeId);
+    List<Integer> partitions = tasksOf(run);
     int threads = spec.getThreads() > 0 ? spec.getThreads() : defaultThreads;
     StageExecution execution = new StageExecution(context, partitions, threads, readers, runners);
     if (running.putIfAbsent(jobId, execution) != null) {
@@ -267,6 +268,30 @@ public final class EngineService implements AutoCloseable {
           jars.release(spec.getJarHash());
           releaseCopies.run();
         });
+  }
+
+  /** A stage over files names splits (none for empty files) and no table. */
+  private static boolean readsFiles(StageSpec spec) {
+    return spec.getInputSplitsCount() > 0 || spec.getInputTable().isEmpty();
+  }
+
+  /**
+   * The tasks this node runs: the input splits the job gives it, or the partitions of the input
+   * table it maps: its own, and those of leaders out (the job's view).
+   */
+  private List<Integer> tasksOf(RunStage run) {
+    StageSpec spec = run.getStage();
+    if (readsFiles(spec)) {
+      List<Integer> splits = new java.util.ArrayList<>();
+      for (int i = 0; i < spec.getInputSplitsCount(); i++) {
+        if (spec.getInputSplits(i).getNode() == nodeId) {
+          splits.add(i);
+        }
+      }
+      return splits;
+    }
+    return run.getView().getOutCount() == 0 ? cluster.partitionMap().partitionsOf(nodeId)
+        : new org.sss.core.cluster.InSyncCopies(cluster.placement()).ownedBy(run.getView(), nodeId);
   }
 
   /**

@@ -9,12 +9,17 @@ import java.util.concurrent.TimeUnit;
 import org.sss.core.api.Emitter;
 import org.sss.core.api.Mapper;
 import org.sss.core.api.Serde;
+import java.nio.channels.FileChannel;
+import org.sss.core.io.TextSplitReader;
+import org.sss.core.keys.KeyCodec;
 import org.sss.core.keys.StoredKeys;
+import org.sss.core.proto.FileSplit;
 import org.sss.kvs.KeyRanges;
 import org.sss.kvs.StoreCursor;
 
 /**
- * Maps one partition of the input table into its runner's {@link MapOutput}.
+ * Maps one partition of the input table, or one split of the input files, into its runner's
+ * {@link MapOutput}.
  *
  * <h2>Threads</h2>
  * A reader thread scans the partition into chunks and hands them over a bounded queue
@@ -73,8 +78,7 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
           chunk = chunks.poll(); // the reader may have queued its last chunks after the poll above
           if (chunk == null) {
             reading.get(); // the reader ended without its last chunk: it failed, say why
-            throw new ReadFailed("reading partition " + partition + " of table '" + spec.getInputTable()
-                + "' ended early on node " + stage.nodeId, null);
+            throw new ReadFailed("reading " + input() + " ended early on node " + stage.nodeId, null);
           }
         }
         if (chunk == null) {
@@ -84,10 +88,8 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
           break;
         }
         for (byte[][] pair : chunk) {
-          byte[] stored = pair[0];
           recordsIn.increment();
-          mapper.map(inKey.decodeKey(StoredKeys.encodedKey(stored, spec.getInputMultiValued())),
-              inValue.decodeValue(pair[1]), emitter);
+          mapper.map(inKey.decodeKey(pair[0]), inValue.decodeValue(pair[1]), emitter);
         }
       }
       reading.get();
@@ -101,8 +103,11 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
     } catch (ReadFailed e) {
       throw e;
     } catch (java.util.concurrent.ExecutionException e) {
-      throw new ReadFailed("reading partition " + partition + " of table '" + spec.getInputTable()
-          + "' failed on node " + stage.nodeId + ": " + e.getCause().getMessage(), e.getCause());
+      if (e.getCause() instanceof org.sss.kvs.StoreException s) {
+        throw s; // a file the node cannot read: its code says so
+      }
+      throw new ReadFailed("reading " + input() + " failed on node " + stage.nodeId + ": "
+          + e.getCause().getMessage(), e.getCause());
     } catch (Throwable e) {
       if (stage.aborted.get()) {
         throw new StageAborted(); // user code that wrapped the abort's interrupt: not its own failure
@@ -124,18 +129,60 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
     }
   }
 
-  /** The reader: scans the partition into chunks until done or the stage stops. */
-  private Void read(BlockingQueue<List<byte[][]>> chunks) throws InterruptedException {
+  /** What the task reads, for messages. */
+  private String input() {
+    if (stage.input == null) {
+      var split = stage.spec.getInputSplits(partition);
+      return "split " + partition + " of " + split.getPath() + " (bytes " + split.getStart() + " to "
+          + (split.getStart() + split.getLength()) + ")";
+    }
+    return "partition " + partition + " of table '" + stage.spec.getInputTable() + "'";
+  }
+
+  /** The reader: hands the input's pairs (encoded keys, values) over in chunks until done or the stage stops. */
+  private Void read(BlockingQueue<List<byte[][]>> chunks) throws InterruptedException, java.io.IOException {
+    return stage.input == null ? readSplit(chunks) : readPartition(chunks);
+  }
+
+  private Void readPartition(BlockingQueue<List<byte[][]>> chunks) throws InterruptedException {
     List<byte[][]> ranges = new ArrayList<>();
     ranges.add(KeyRanges.partition(partition, new byte[0]));
+    boolean multiValued = stage.spec.getInputMultiValued();
     try (StoreCursor c = stage.input.scanRanges(ranges, false)) {
       List<byte[][]> chunk = new ArrayList<>(CHUNK_PAIRS);
       long bytes = 0;
       for (; c.valid(); c.next()) {
-        byte[] k = c.key();
+        byte[] k = StoredKeys.encodedKey(c.key(), multiValued);
         byte[] v = c.value();
         chunk.add(new byte[][] {k, v});
         bytes += k.length + v.length;
+        if (chunk.size() >= CHUNK_PAIRS || bytes >= CHUNK_BYTES) {
+          if (!offer(chunks, chunk)) {
+            return null;
+          }
+          chunk = new ArrayList<>(CHUNK_PAIRS);
+          bytes = 0;
+        }
+      }
+      if (!chunk.isEmpty() && !offer(chunks, chunk)) {
+        return null;
+      }
+      offer(chunks, END);
+    }
+    return null;
+  }
+
+  /** Reads this task's split of a text file: (byte offset, line) pairs. */
+  private Void readSplit(BlockingQueue<List<byte[][]>> chunks) throws InterruptedException, java.io.IOException {
+    FileSplit split = stage.spec.getInputSplits(partition);
+    try (FileChannel file = InputFiles.open(split, stage.nodeId)) {
+      TextSplitReader lines = new TextSplitReader(file, split.getStart(), split.getLength(), split.getFileSize());
+      List<byte[][]> chunk = new ArrayList<>(CHUNK_PAIRS);
+      long bytes = 0;
+      while (lines.next()) {
+        byte[] line = lines.line();
+        chunk.add(new byte[][] {KeyCodec.encodeLong(lines.offset()), line});
+        bytes += 8 + line.length;
         if (chunk.size() >= CHUNK_PAIRS || bytes >= CHUNK_BYTES) {
           if (!offer(chunks, chunk)) {
             return null;

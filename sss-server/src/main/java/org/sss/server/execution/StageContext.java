@@ -18,6 +18,7 @@ final class StageContext {
   final StageSpec spec;
   final int nodeId;
   final ClassLoader loader;
+  /** The table the stage reads; null for a stage over files. */
   final StoreTable input;
   final StageShuffle shuffle;
   final Map<String, LongAdder> counters = new ConcurrentHashMap<>();

@@ -1,0 +1,77 @@
+package org.sss.client.io;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * Cuts text files into splits, each read on its own by {@link org.sss.core.io.TextSplitReader}.
+ * Splits are of near-equal size, between 8 MiB and 256 MiB (a file smaller than that is one
+ * split), and there are about {@code tasks} of them, so that every node has several to run.
+ */
+public final class TextSplits {
+  static final long MIN_SPLIT = 8L << 20;
+  static final long MAX_SPLIT = 256L << 20;
+
+  private TextSplits() {}
+
+  /** A byte range of one file. */
+  public record Split(Path file, long start, long length, long fileSize) {}
+
+  /**
+   * The files of {@code path}: the file itself, or every regular file below a directory in path
+   * order, leaving out names that start with {@code .} or {@code _} (as Hadoop's
+   * {@code FileInputFormat} does: hidden files, {@code _SUCCESS} markers).
+   */
+  public static List<Path> files(Path path) throws IOException {
+    if (Files.isRegularFile(path)) {
+      return List.of(path);
+    }
+    if (!Files.isDirectory(path)) {
+      throw new java.nio.file.NoSuchFileException(path.toString(), null, "no such file or directory");
+    }
+    try (Stream<Path> walk = Files.walk(path)) {
+      return walk.filter(Files::isRegularFile).filter(f -> visible(path, f)).sorted().toList();
+    }
+  }
+
+  private static boolean visible(Path root, Path file) {
+    for (Path part : root.relativize(file)) {
+      String name = part.toString();
+      if (name.startsWith(".") || name.startsWith("_")) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** About {@code tasks} splits over {@code files}; none for an empty file. */
+  public static List<Split> plan(List<Path> files, int tasks) throws IOException {
+    long total = 0;
+    List<Long> sizes = new ArrayList<>();
+    for (Path f : files) {
+      long size = Files.size(f);
+      sizes.add(size);
+      total += size;
+    }
+    long target = Math.min(MAX_SPLIT, Math.max(MIN_SPLIT, ceilDiv(total, Math.max(1, tasks))));
+    List<Split> splits = new ArrayList<>();
+    for (int i = 0; i < files.size(); i++) {
+      long size = sizes.get(i);
+      long n = ceilDiv(size, target);
+      for (long j = 0; j < n; j++) {
+        long start = size * j / n;
+        long end = size * (j + 1) / n;
+        splits.add(new Split(files.get(i), start, end - start, size));
+      }
+    }
+    return splits;
+  }
+
+  private static long ceilDiv(long a, long b) {
+    return (a + b - 1) / b;
+  }
+}

@@ -1,0 +1,149 @@
+package org.sss.client.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sss.client.ScanOptions;
+import org.sss.client.SssClient;
+import org.sss.client.TableScan;
+import org.sss.client.cluster.SssCluster;
+import org.sss.client.io.BulkIO;
+import org.sss.core.api.Emitter;
+import org.sss.core.api.Mapper;
+import org.sss.core.api.Pair;
+import org.sss.core.api.Serdes;
+import org.sss.core.proto.ErrorCode;
+
+/**
+ * Jobs over text files read on the nodes (a split per map task), checked against a plain model
+ * of the files' lines, and {@code load}, which is such a job.
+ */
+class FileInputTest {
+  static SssCluster cluster;
+  static SssClient client;
+  @TempDir
+  static Path dir;
+  /** The model of the big file: offset of each line's first byte to the line. */
+  static final Map<Long, String> LINES = new TreeMap<>();
+  static Path big;
+
+  @BeforeAll
+  static void start() throws IOException {
+    cluster = SssCluster.embedded(3);
+    client = cluster.client();
+    // about 30 MB: four splits over three nodes, cut wherever they fall
+    Random rnd = new Random(7);
+    ByteArrayOutputStream text = new ByteArrayOutputStream();
+    while (text.size() < 30_000_000) {
+      StringBuilder line = new StringBuilder();
+      int words = rnd.nextInt(20) == 0 ? 20_000 : rnd.nextInt(12); // some long lines, some empty
+      for (int w = 0; w < words; w++) {
+        line.append(w == 0 ? "" : " ").append("w").append(rnd.nextInt(5000)).append(rnd.nextInt(50) == 0 ? "é" : "");
+      }
+      LINES.put((long) text.size(), line.toString());
+      text.writeBytes(line.toString().getBytes(StandardCharsets.UTF_8));
+      text.writeBytes(rnd.nextBoolean() ? new byte[] {'\n'} : new byte[] {'\r', '\n'});
+    }
+    big = dir.resolve("big.txt");
+    Files.write(big, text.toByteArray());
+  }
+
+  @AfterAll
+  static void stop() {
+    client.close();
+    cluster.close();
+  }
+
+  static Map<Long, String> read(String table) {
+    Map<Long, String> out = new TreeMap<>();
+    try (TableScan s = client.scan(table, ScanOptions.inKeyOrder())) {
+      while (s.hasNext()) {
+        Pair p = s.next();
+        out.put(Serdes.LONG.decodeKey(p.key()), Serdes.STRING.decodeValue(p.value()));
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void identityOverASplitFile_givesEveryLineOnceKeyedByItsOffset() {
+    JobResult r = client.submit(Job.named("copy").inputText(big).map(Mapper.Identity.class, Serdes.LONG, Serdes.STRING)
+        .output("copy").overwrite().build()).await();
+    assertEquals(LINES.size(), r.stages().get(0).recordsIn());
+    assertEquals(LINES, read("copy"));
+    client.dropTable("copy", true);
+  }
+
+  @Test
+  void load_readsTheFileOnTheNodes_andReplaceSwapsTheTableWhole() throws IOException {
+    assertEquals(LINES.size(), BulkIO.load(client, "loaded", big, n -> { }));
+    assertEquals(LINES, read("loaded"));
+    Path small = dir.resolve("small.txt");
+    Files.writeString(small, "one\ntwo\n");
+    assertEquals(2, BulkIO.load(client, "loaded", small, org.sss.core.proto.DataType.STRING, true, n -> { },
+        ProgressListener.none()));
+    assertEquals(Map.of(0L, "one", 4L, "two"), read("loaded"));
+    client.dropTable("loaded", true);
+  }
+
+  /** (offset, line) to (line, 1). */
+  public static final class LineAsKey implements Mapper<Long, String, String, Long> {
+    @Override
+    public void map(Long offset, String line, Emitter<String, Long> out) {
+      out.emit(line, 1L);
+    }
+  }
+
+  @Test
+  void directory_everyVisibleFile_hiddenAndUnderscoreNamesLeftOut() throws IOException {
+    Path in = dir.resolve("tree");
+    Files.createDirectories(in.resolve("sub"));
+    Files.writeString(in.resolve("a.txt"), "x\ny\nx");
+    Files.writeString(in.resolve("sub/b.txt"), "y\r\nz\n");
+    Files.writeString(in.resolve("empty.txt"), "");
+    Files.writeString(in.resolve(".hidden"), "hidden\n");
+    Files.writeString(in.resolve("_SUCCESS"), "marker\n");
+    client.submit(Job.named("lines").inputText(in).map(LineAsKey.class, Serdes.STRING, Serdes.LONG)
+        .reduce(TestJobs.CountValues.class, Serdes.STRING, Serdes.LONG).output("line-counts").overwrite().build()).await();
+    Map<String, Long> counts = new TreeMap<>();
+    try (TableScan s = client.scan("line-counts", ScanOptions.inKeyOrder())) {
+      while (s.hasNext()) {
+        Pair p = s.next();
+        counts.put(Serdes.STRING.decodeKey(p.key()), Serdes.LONG.decodeValue(p.value()));
+      }
+    }
+    assertEquals(Map.of("x", 2L, "y", 2L, "z", 1L), counts);
+    client.dropTable("line-counts", true);
+  }
+
+  @Test
+  void emptyFile_givesAnEmptyOutput_andAMissingOneFailsNamingIt() throws IOException {
+    Path empty = dir.resolve("empty.txt");
+    Files.writeString(empty, "");
+    JobResult r = client.submit(Job.named("empty").inputText(empty).map(Mapper.Identity.class, Serdes.LONG, Serdes.STRING)
+        .output("from-empty").build()).await();
+    assertEquals(0, r.stages().get(0).recordsIn());
+    assertEquals(0, client.count("from-empty"));
+    client.dropTable("from-empty", true);
+
+    Path missing = dir.resolve("no-such.txt");
+    JobFailedException e = assertThrows(JobFailedException.class, () -> client.submit(Job.named("missing")
+        .inputText(missing).map(Mapper.Identity.class, Serdes.LONG, Serdes.STRING).output("never").build()).await());
+    assertEquals(ErrorCode.NO_SUCH_FILE, e.code());
+    assertTrue(e.getMessage().contains(missing.toString()), e.getMessage());
+    assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("never")));
+  }
+}

@@ -1,0 +1,117 @@
+package org.sss.core.io;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every cut of a file into splits gives every line exactly once, with its offset, compared with
+ * a plain model that reads the whole text at once.
+ */
+class TextSplitReaderTest {
+  @TempDir
+  Path dir;
+
+  /** The model: lines of the whole text with the offset of their first byte. */
+  private static List<String> model(byte[] text) {
+    List<String> lines = new ArrayList<>();
+    int i = 0;
+    while (i < text.length) {
+      int start = i;
+      while (i < text.length && text[i] != '\n' && text[i] != '\r') {
+        i++;
+      }
+      lines.add(start + ":" + new String(text, start, i - start, java.nio.charset.StandardCharsets.ISO_8859_1));
+      if (i < text.length) {
+        if (text[i] == '\r' && i + 1 < text.length && text[i + 1] == '\n') {
+          i++;
+        }
+        i++;
+      }
+    }
+    return lines;
+  }
+
+  private List<String> read(Path file, long[] cuts) throws IOException {
+    List<String> lines = new ArrayList<>();
+    long size = Files.size(file);
+    try (FileChannel ch = FileChannel.open(file)) {
+      for (int s = 0; s + 1 < cuts.length; s++) {
+        TextSplitReader r = new TextSplitReader(ch, cuts[s], cuts[s + 1] - cuts[s], size);
+        while (r.next()) {
+          lines.add(r.offset() + ":" + new String(r.line(), java.nio.charset.StandardCharsets.ISO_8859_1));
+        }
+      }
+    }
+    return lines;
+  }
+
+  private static byte[] randomText(Random rnd, int bytes) {
+    byte[] alphabet = "ab\n\r ".getBytes();
+    byte[] text = new byte[bytes];
+    for (int i = 0; i < bytes; i++) {
+      text[i] = alphabet[rnd.nextInt(alphabet.length)];
+    }
+    return text;
+  }
+
+  @Test
+  void everyCutGivesEveryLineOnce() throws IOException {
+    Random rnd = new Random(42);
+    for (int round = 0; round < 300; round++) {
+      byte[] text = randomText(rnd, rnd.nextInt(60));
+      Path f = dir.resolve("t" + round);
+      Files.write(f, text);
+      TreeSet<Long> cuts = new TreeSet<>(List.of(0L, (long) text.length));
+      int n = rnd.nextInt(6);
+      for (int i = 0; i < n && text.length > 0; i++) {
+        cuts.add((long) rnd.nextInt(text.length + 1));
+      }
+      long[] c = cuts.stream().mapToLong(Long::longValue).toArray();
+      assertEquals(model(text), read(f, c), "text " + Arrays.toString(text) + " cut at " + Arrays.toString(c));
+    }
+  }
+
+  @Test
+  void cutsAtEveryByteOfLineEndsAndLongLines() throws IOException {
+    // lines longer than the reader's buffer, \r\n and lone \r around every cut
+    StringBuilder sb = new StringBuilder();
+    sb.append("x".repeat(3 << 20)).append("\r\n").append("\r\r\n\n").append("y".repeat((1 << 20) - 1)).append('\r')
+        .append("tail");
+    byte[] text = sb.toString().getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+    Path f = dir.resolve("long");
+    Files.write(f, text);
+    List<String> expected = model(text);
+    for (long cut : new long[] {1, (3 << 20) - 1, 3 << 20, (3 << 20) + 1, (3 << 20) + 2, (3 << 20) + 3,
+        (3 << 20) + 4, (3 << 20) + 5, (3 << 20) + 6, 1 << 20, text.length - 5, text.length - 1}) {
+      assertEquals(expected, read(f, new long[] {0, cut, text.length}), "cut at " + cut);
+    }
+    assertEquals(expected, read(f, new long[] {0, 1 << 20, 2 << 20, 3 << 20, 4 << 20, text.length}));
+  }
+
+  @Test
+  void aFileShorterThanPlannedIsRefusedByName() throws IOException {
+    Path f = dir.resolve("short");
+    Files.write(f, "abc\n".getBytes());
+    try (FileChannel ch = FileChannel.open(f)) {
+      TextSplitReader r = new TextSplitReader(ch, 0, 10, 10);
+      IOException e = assertThrows(IOException.class, () -> {
+        while (r.next()) {
+          // read to the end
+        }
+      });
+      assertEquals(true, e.getMessage().contains("changed under the job"), e.getMessage());
+    }
+  }
+}
