@@ -15,7 +15,7 @@ import picocli.CommandLine.Parameters;
     description = {"Load PATH into a new TABLE; an existing one only with --append or --replace.",
         "A text file becomes pairs (byte offset of the line, line), read by the nodes in parallel",
         "when they see the file (else sent from here); a directory, pairs (file name, content).",
-        "A new or replaced table appears whole when the load ends, or not at all."})
+        "A new or replaced table read by the nodes appears whole when the load ends, or not at all."})
 final class LoadCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
@@ -49,7 +49,7 @@ final class LoadCommand implements Callable<Integer> {
       if (existing.isPresent() && !append && !replace) {
         throw new IllegalArgumentException("table '" + table + "' exists (about " + existing.get().getPairs()
             + " pairs); nothing was loaded: --append adds to it (pairs of the same keys are replaced),"
-            + " --replace drops it first");
+            + " --replace replaces it when the load succeeds");
       }
       long before = meter.pairs();
       long pairs = BulkIO.load(client, table, path, KeyType.parse(valueType), replace, meter::add,

@@ -81,8 +81,11 @@ public final class BulkIO {
    * job whose map tasks read the file's splits on the nodes themselves ({@link #loadTextOnNodes}):
    * the table appears whole when the load commits, durable, or not at all. Nodes that cannot see
    * the file (another machine without a shared file system) refuse it, and the client then sends
-   * the lines itself, into a table created first. Into an existing table without {@code replace}
-   * (appending) the client sends the lines too: those pairs are visible as they arrive.
+   * the lines itself, into a table created first (visible as the lines arrive; dropped if the
+   * load fails); a {@code replace} is then refused, since it could not leave the old table whole
+   * until the new one is complete. Into an existing table without {@code replace} (appending)
+   * the client sends the lines too: those pairs are visible as they arrive. A directory is
+   * always sent by the client, and {@code replace} drops the old table first.
    *
    * @param progress    bytes of each pair the client sends (the client's path)
    * @param jobProgress the load job's progress (the nodes' path)
@@ -108,21 +111,43 @@ public final class BulkIO {
       throw new IOException("no such file or directory: " + path);
     }
     TableOptions writes = textTable().toBuilder().setValueType(lineType).build();
-    if (replace || !exists(client, table)) {
+    boolean exists = exists(client, table);
+    if (replace || !exists) {
       try {
         return loadTextOnNodes(client, table, path, lineType, replace, jobProgress);
       } catch (JobFailedException e) {
         if (e.code() != ErrorCode.NO_SUCH_FILE) {
           throw e;
         }
-        System.err.println("load: " + e.getMessage() + "; sending " + path + " from this machine instead");
-        if (replace) {
-          client.dropTable(table, true);
+        if (exists) {
+          // sent from here, the new lines would go into the old table or replace it before
+          // they are all in: neither is a replace that leaves the old table whole until it succeeds
+          throw new IllegalArgumentException(e.getMessage() + "; --replace needs the nodes to read the file,"
+              + " so the table is replaced whole or not at all: nothing was changed. Drop the table and load"
+              + " again to send the file from here", e);
         }
+        LOG.warn("{}; sending {} from this machine instead", e.getMessage(), path);
       }
     }
     createOrCheck(client, table, writes, path, "(byte offset, line)");
-    return loadText(client, table, path, PairTypes.of(writes), progress);
+    try {
+      return loadText(client, table, path, PairTypes.of(writes), progress);
+    } catch (IOException | RuntimeException e) {
+      if (!exists) {
+        dropQuietly(client, table); // a table this load made and did not fill leaves with it
+      }
+      throw e;
+    }
+  }
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BulkIO.class);
+
+  private static void dropQuietly(SssClient client, String table) {
+    try {
+      client.dropTable(table, true);
+    } catch (RuntimeException e) {
+      LOG.warn("the partly loaded table '{}' could not be dropped: {}", table, e.getMessage());
+    }
   }
 
   private static boolean exists(SssClient client, String table) {
@@ -140,7 +165,8 @@ public final class BulkIO {
    */
   public static long loadTextOnNodes(SssClient client, String table, Path file, DataType lineType, boolean replace,
                                      ProgressListener progress) {
-    Serde<?> lines = lineType == DataType.BYTES ? Serdes.BYTES : Serdes.STRING;
+    // lines move as the bytes they are: decoded into strings, bytes that are not UTF-8 would change
+    Serde<?> lines = lineType == DataType.BYTES ? Serdes.BYTES : Serdes.STRING_BYTES;
     Job.Builder b = Job.named("load").inputText(file, lines).map(Mapper.Identity.class, Serdes.LONG, lines).output(table);
     if (replace) {
       b.overwrite();
@@ -178,7 +204,8 @@ public final class BulkIO {
     BulkWriter w = client.writer(table, types);
     long size = Files.size(file);
     try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file); w) {
-      TextSplitReader lines = new TextSplitReader(ch, 0, size, size);
+      TextSplitReader lines = new TextSplitReader(ch, 0, size, size,
+          org.sss.core.transport.Pipelines.DEFAULT_MAX_FRAME); // no line goes in one request beyond a frame
       while (lines.next()) {
         byte[] line = lines.line();
         w.put(KeyCodec.encodeLong(lines.offset()), line);

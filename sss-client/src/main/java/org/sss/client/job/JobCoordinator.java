@@ -142,7 +142,7 @@ final class JobCoordinator implements Runnable {
     for (Throwable c = e; c != null; c = c.getCause()) {
       if (c instanceof SssException s && (s.code() == ErrorCode.USER_CODE_FAILED || s.code() == ErrorCode.BAD_REQUEST
           || s.code() == ErrorCode.TYPE_MISMATCH || s.code() == ErrorCode.NO_SUCH_JAR
-          || s.code() == ErrorCode.VALUE_TOO_LARGE)) {
+          || s.code() == ErrorCode.VALUE_TOO_LARGE || s.code() == ErrorCode.NO_SUCH_FILE)) {
         return false; // the job's own fault: it would fail again
       }
     }
@@ -299,6 +299,9 @@ final class JobCoordinator implements Runnable {
         job.keepIntermediate ? intermediates : List.of());
   }
 
+  /** Splits a job over files may have: the list goes to every node in one frame. */
+  static final int MAX_SPLITS = 100_000;
+
   /**
    * The input files cut into splits, given round-robin to the job's nodes: about four per node
    * (see {@link TextSplits}), so that a node's task threads share them.
@@ -307,9 +310,15 @@ final class JobCoordinator implements Runnable {
     List<TextSplits.Split> planned;
     try {
       planned = TextSplits.plan(TextSplits.files(job.inputFiles), 4 * nodes.size());
-    } catch (IOException e) {
+    } catch (IOException | java.io.UncheckedIOException e) {
       throw new JobFailedException(ErrorCode.NO_SUCH_FILE, "job " + job.name + " cannot read its input "
-          + job.inputFiles + ": " + e, e);
+          + job.inputFiles + " here: " + e, e);
+    }
+    if (planned.size() > MAX_SPLITS) {
+      // every node gets the whole list with the stage: it must fit a frame
+      throw new JobFailedException(ErrorCode.BAD_REQUEST, "job " + job.name + ": its input " + job.inputFiles
+          + " makes " + planned.size() + " splits, more than " + MAX_SPLITS + " (one per file at least): join"
+          + " small files first", null);
     }
     List<FileSplit> splits = new ArrayList<>();
     for (int i = 0; i < planned.size(); i++) {

@@ -99,6 +99,22 @@ class FileInputTest {
     client.dropTable("loaded", true);
   }
 
+  @Test
+  void load_keepsEveryByteOfLinesThatAreNotUtf8() throws IOException {
+    Path latin1 = dir.resolve("latin1.txt");
+    byte[] line = {'c', 'a', 'f', (byte) 0xE9, ' ', (byte) 0xFF, (byte) 0xFE};
+    byte[] text = new byte[line.length + 3];
+    System.arraycopy(line, 0, text, 0, line.length);
+    text[line.length] = '\n';
+    text[line.length + 1] = 'x';
+    text[line.length + 2] = '\n';
+    Files.write(latin1, text);
+    assertEquals(2, BulkIO.load(client, "latin1", latin1, n -> { }));
+    org.junit.jupiter.api.Assertions.assertArrayEquals(line,
+        client.get("latin1", Serdes.LONG.encodeKey(0L)).orElseThrow(), "stored as read, not decoded");
+    client.dropTable("latin1", true);
+  }
+
   /** (offset, line) to (line, 1). */
   public static final class LineAsKey implements Mapper<Long, String, String, Long> {
     @Override

@@ -15,6 +15,8 @@ public final class Serdes {
   public static final Serde<Double> DOUBLE = new DoubleSerde();
   public static final Serde<String> STRING = new StringSerde();
   public static final Serde<byte[]> BYTES = new BytesSerde();
+  /** A string table's text as its bytes, undecoded ({@link StringBytesSerde}). */
+  public static final Serde<byte[]> STRING_BYTES = new StringBytesSerde();
 
   private Serdes() {}
 
@@ -137,6 +139,38 @@ public final class Serdes {
     @Override
     public String decodeValue(byte[] bytes) {
       return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public DataType dataType() {
+      return DataType.STRING;
+    }
+  }
+
+  /**
+   * Text kept as its stored bytes: a string table's values (or keys) as {@code byte[]}, never
+   * decoded. Moving text through it keeps every byte, also of text that is not valid UTF-8,
+   * which a decode into {@link String} would replace by U+FFFD.
+   */
+  public static final class StringBytesSerde implements Serde<byte[]> {
+    @Override
+    public byte[] encodeKey(byte[] key) {
+      return KeyCodec.encodeBytes(key);
+    }
+
+    @Override
+    public byte[] decodeKey(byte[] bytes) {
+      return KeyCodec.decodeBytes(bytes);
+    }
+
+    @Override
+    public byte[] encodeValue(byte[] value) {
+      return value;
+    }
+
+    @Override
+    public byte[] decodeValue(byte[] bytes) {
+      return bytes;
     }
 
     @Override

@@ -18,7 +18,10 @@ public interface TaskContext {
   /** The node this task runs on. */
   int nodeId();
 
-  /** The input partition this task processes. */
+  /**
+   * The input partition this task processes; in a stage over text files, the index of its split
+   * in the job's list of splits.
+   */
   int partition();
 
   /** Counts things; thread-safe. */

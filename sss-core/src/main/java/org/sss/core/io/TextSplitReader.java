@@ -22,8 +22,9 @@ public final class TextSplitReader {
   private final FileChannel file;
   private final long end;
   private final long fileSize;
-  private final ByteBuffer buffer = ByteBuffer.allocate(BUFFER);
-  private final byte[] buf = buffer.array();
+  private final ByteBuffer buffer;
+  private final byte[] buf;
+  private final int maxLineBytes;
   /** File offset of {@code buf[0]}. */
   private long bufStart;
   private int pos;
@@ -36,9 +37,19 @@ public final class TextSplitReader {
 
   /**
    * Lines of {@code [start, start + length)} of {@code file}, whose size was {@code fileSize}
-   * when the splits were made (a file that changed since is refused at the first read).
+   * when the splits were made (a file that shrank since fails when its end is read). A line of
+   * more than {@code maxLineBytes} fails the read, naming where it starts: a file without line
+   * ends (binary data) would otherwise be held whole in memory.
    */
-  public TextSplitReader(FileChannel file, long start, long length, long fileSize) {
+  public TextSplitReader(FileChannel file, long start, long length, long fileSize, int maxLineBytes) {
+    this(file, start, length, fileSize, maxLineBytes, BUFFER);
+  }
+
+  /** With a read buffer of {@code bufferBytes} (tests cut lines across tiny buffers). */
+  TextSplitReader(FileChannel file, long start, long length, long fileSize, int maxLineBytes, int bufferBytes) {
+    this.buffer = ByteBuffer.allocate(bufferBytes);
+    this.buf = buffer.array();
+    this.maxLineBytes = maxLineBytes;
     if (start < 0 || length < 0 || start + length > fileSize) {
       throw new IllegalArgumentException("split [" + start + ", " + (start + length) + ") outside a file of "
           + fileSize + " bytes");
@@ -149,21 +160,25 @@ public final class TextSplitReader {
       return false;
     }
     buffer.clear();
-    buffer.limit((int) Math.min(BUFFER, fileSize - bufStart));
+    buffer.limit((int) Math.min(buf.length, fileSize - bufStart));
     while (buffer.hasRemaining()) {
       int n = file.read(buffer, bufStart + buffer.position());
       if (n < 0) {
-        throw new EOFException("the file ended at byte " + (bufStart + buffer.position()) + ", but was "
-            + fileSize + " bytes when the job was planned: it changed under the job");
+        throw new EOFException("the file ended at byte " + (bufStart + buffer.position()) + ", but had "
+            + fileSize + " bytes when it was cut into splits: it changed while it was read");
       }
     }
     limit = buffer.position();
     return true;
   }
 
-  private void append(int from, int n) {
+  private void append(int from, int n) throws IOException {
+    if ((long) lineLength + n > maxLineBytes) {
+      throw new IOException("the line at byte " + lineOffset + " is longer than " + maxLineBytes
+          + " bytes (is the file text?)");
+    }
     if (lineLength + n > line.length) {
-      line = Arrays.copyOf(line, Math.max(line.length * 2, lineLength + n));
+      line = Arrays.copyOf(line, (int) Math.min(maxLineBytes, Math.max(2L * line.length, lineLength + n)));
     }
     System.arraycopy(buf, from, line, lineLength, n);
     lineLength += n;

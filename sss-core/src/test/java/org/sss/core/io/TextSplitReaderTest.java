@@ -44,11 +44,15 @@ class TextSplitReaderTest {
   }
 
   private List<String> read(Path file, long[] cuts) throws IOException {
+    return read(file, cuts, 1 << 20);
+  }
+
+  private List<String> read(Path file, long[] cuts, int buffer) throws IOException {
     List<String> lines = new ArrayList<>();
     long size = Files.size(file);
     try (FileChannel ch = FileChannel.open(file)) {
       for (int s = 0; s + 1 < cuts.length; s++) {
-        TextSplitReader r = new TextSplitReader(ch, cuts[s], cuts[s + 1] - cuts[s], size);
+        TextSplitReader r = new TextSplitReader(ch, cuts[s], cuts[s + 1] - cuts[s], size, Integer.MAX_VALUE - 8, buffer);
         while (r.next()) {
           lines.add(r.offset() + ":" + new String(r.line(), java.nio.charset.StandardCharsets.ISO_8859_1));
         }
@@ -69,7 +73,7 @@ class TextSplitReaderTest {
   @Test
   void everyCutGivesEveryLineOnce() throws IOException {
     Random rnd = new Random(42);
-    for (int round = 0; round < 300; round++) {
+    for (int round = 0; round < 2000; round++) {
       byte[] text = randomText(rnd, rnd.nextInt(60));
       Path f = dir.resolve("t" + round);
       Files.write(f, text);
@@ -79,6 +83,10 @@ class TextSplitReaderTest {
         cuts.add((long) rnd.nextInt(text.length + 1));
       }
       long[] c = cuts.stream().mapToLong(Long::longValue).toArray();
+      // buffers of 1 to 7 bytes: line ends, \r\n pairs and split starts fall across every refill
+      int buffer = 1 + round % 7;
+      assertEquals(model(text), read(f, c, buffer), "text " + Arrays.toString(text) + " cut at "
+          + Arrays.toString(c) + ", buffer " + buffer);
       assertEquals(model(text), read(f, c), "text " + Arrays.toString(text) + " cut at " + Arrays.toString(c));
     }
   }
@@ -105,13 +113,25 @@ class TextSplitReaderTest {
     Path f = dir.resolve("short");
     Files.write(f, "abc\n".getBytes());
     try (FileChannel ch = FileChannel.open(f)) {
-      TextSplitReader r = new TextSplitReader(ch, 0, 10, 10);
+      TextSplitReader r = new TextSplitReader(ch, 0, 10, 10, 100);
       IOException e = assertThrows(IOException.class, () -> {
         while (r.next()) {
           // read to the end
         }
       });
-      assertEquals(true, e.getMessage().contains("changed under the job"), e.getMessage());
+      assertEquals(true, e.getMessage().contains("changed while it was read"), e.getMessage());
+    }
+  }
+
+  @Test
+  void aLineLongerThanTheLimitFailsNamingWhereItStarts() throws IOException {
+    Path f = dir.resolve("binary");
+    Files.write(f, ("ok\n" + "z".repeat(5000)).getBytes());
+    try (FileChannel ch = FileChannel.open(f)) {
+      TextSplitReader r = new TextSplitReader(ch, 0, Files.size(f), Files.size(f), 1000);
+      assertEquals(true, r.next());
+      IOException e = assertThrows(IOException.class, r::next);
+      assertEquals(true, e.getMessage().contains("the line at byte 3 is longer than 1000 bytes"), e.getMessage());
     }
   }
 }

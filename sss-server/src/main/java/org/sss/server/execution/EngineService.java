@@ -183,6 +183,11 @@ public final class EngineService implements AutoCloseable {
       return CompletableFuture.failedFuture(e);
     }
     if (readsFiles(spec)) {
+      if (spec.getKind() != StageSpec.Kind.MAP) {
+        return CompletableFuture.failedFuture(new StoreException(ErrorCode.BAD_REQUEST, "stage " + spec.getIndex()
+            + " of job " + jobId + " reduces " + (spec.getInputSplitsCount() > 0 ? "files" : "no table")
+            + ": only a map stage reads files"));
+      }
       return runStage(run, null, () -> { }); // files: no copies to hold
     }
     StoreTable input = store.require(spec.getInputTable());

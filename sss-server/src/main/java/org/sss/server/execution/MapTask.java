@@ -103,8 +103,8 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
     } catch (ReadFailed e) {
       throw e;
     } catch (java.util.concurrent.ExecutionException e) {
-      if (e.getCause() instanceof org.sss.kvs.StoreException s) {
-        throw s; // a file the node cannot read: its code says so
+      if (e.getCause() instanceof org.sss.kvs.StoreException s && s.code() == org.sss.core.proto.ErrorCode.NO_SUCH_FILE) {
+        throw s; // a file the node cannot read: its code says so, and its message names file and node
       }
       throw new ReadFailed("reading " + input() + " failed on node " + stage.nodeId + ": "
           + e.getCause().getMessage(), e.getCause());
@@ -176,7 +176,9 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
   private Void readSplit(BlockingQueue<List<byte[][]>> chunks) throws InterruptedException, java.io.IOException {
     FileSplit split = stage.spec.getInputSplits(partition);
     try (FileChannel file = InputFiles.open(split, stage.nodeId)) {
-      TextSplitReader lines = new TextSplitReader(file, split.getStart(), split.getLength(), split.getFileSize());
+      // a line is a value: at most what the node takes as one
+      TextSplitReader lines = new TextSplitReader(file, split.getStart(), split.getLength(), split.getFileSize(),
+          stage.shuffle.maxValueBytes);
       List<byte[][]> chunk = new ArrayList<>(CHUNK_PAIRS);
       long bytes = 0;
       while (lines.next()) {
