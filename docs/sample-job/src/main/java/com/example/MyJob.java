@@ -12,7 +12,7 @@ import org.sss.core.api.Reducer;
 import org.sss.core.api.Serdes;
 import org.sss.core.api.TaskContext;
 
-/** Counts the words of the table "lines" (line number, line) into the table "counts". */
+/** Counts the words of the table "lines" (byte offset, line) into the table "counts". */
 public class MyJob {
   public static class Tokenize implements Mapper<Long, String, String, Long> {
     private TaskContext.Counter words;
@@ -23,7 +23,7 @@ public class MyJob {
     }
 
     @Override
-    public void map(Long lineNumber, String line, Emitter<String, Long> out) {
+    public void map(Long offset, String line, Emitter<String, Long> out) {
       for (String word : line.toLowerCase(Locale.ROOT).split("[^\\p{L}\\p{N}]+")) {
         if (!word.isEmpty()) {
           out.emit(word, 1L);
