@@ -143,6 +143,11 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       description = "copies of each partition on the 3-process cluster (default: ${DEFAULT-VALUE})")
   int replication;
 
+  @Option(names = "--settle-seconds", defaultValue = "60",
+      description = "before each timed scan, wait at most this long for the stores and processes to be idle"
+          + " (default: ${DEFAULT-VALUE})")
+  int settleSeconds;
+
   @Option(names = "--skip-processes", description = "skip the 3-process cluster")
   boolean skipProcesses;
 
@@ -527,7 +532,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
 
   /**
    * Waits, untimed, until the path's stores report no flush or compaction pending or running and
-   * its processes are idle (at most a minute), so that every path's scan reads a settled store
+   * its processes are idle (at most {@code --settle-seconds}), so that every path's scan reads a settled store
    * on quiet JVMs, as a scan long after the load would. Otherwise two kinds of leftover work
    * share the two cores with the scan, by amounts that vary from run to run: compacting what the
    * put just wrote (the raw scan alone ranged from 0.38 to 0.86 s), and the JIT's queue of
@@ -536,7 +541,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
    */
   private void settle(String path, CpuMeter cpu, java.util.function.BooleanSupplier busy) {
     long t0 = System.nanoTime();
-    long deadline = t0 + 60_000_000_000L;
+    long deadline = t0 + settleSeconds * 1_000_000_000L;
     try {
       while (System.nanoTime() < deadline) {
         double c0 = cpu.seconds();
@@ -575,10 +580,17 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
    */
   static final int WARMUP_CHUNK_BYTES = 64 << 10;
 
-  /** How many times the warm-up table is scanned. */
+  /**
+   * How many times the warm-up table is scanned: until {@link #WARMUP_SCAN_PAIRS} were read, at
+   * most {@link #MAX_WARMUP_SCANS} times (a warm-up of a few pairs is a test's, whose thousands
+   * of scans would take half a minute and warm nothing that is measured).
+   */
   static long warmupScans(long warmPairs) {
-    return Math.max(1, (WARMUP_SCAN_PAIRS + warmPairs - 1) / warmPairs);
+    return Math.max(1, Math.min(MAX_WARMUP_SCANS, (WARMUP_SCAN_PAIRS + warmPairs - 1) / warmPairs));
   }
+
+  /** More than the default large shape needs (64 MiB of 64 KiB pairs: 147 scans). */
+  static final long MAX_WARMUP_SCANS = 200;
 
   /** Pairs of the untimed warm-up: {@code --warmup-bytes} worth, at most the measured count. */
   private long warmupPairs(BenchPairs data) {

@@ -22,7 +22,7 @@ class StoreThroughputBenchmarkTest {
   void aTinyRunWarmsUpSettlesRepeatsItsScansAndWritesEveryRow() throws Exception {
     Path out = dir.resolve("out");
     int rc = new CommandLine(new StoreThroughputBenchmark()).execute("--shape", "both", "--pairs", "3000",
-        "--large-pairs", "40", "--large-value-bytes", "8192", "--warmup-bytes", "65536", "--scan-repeats", "2",
+        "--large-pairs", "40", "--large-value-bytes", "8192", "--warmup-bytes", "65536", "--scan-repeats", "2", "--settle-seconds", "1",
         "--skip-processes", "--work-dir", dir.resolve("work").toString(), "--out", out.toString());
     assertEquals(0, rc);
     List<String> csv = Files.readAllLines(out.resolve("results.csv"));

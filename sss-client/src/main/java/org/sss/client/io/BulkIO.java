@@ -259,6 +259,78 @@ public final class BulkIO {
   }
 
   /**
+   * Writes a table into {@code dir} as text part files, as a Hadoop job writes its output: a
+   * map-only job whose tasks each read one partition on the node that holds it and write it to
+   * its own {@code part-m-NNNNN}, all nodes at once, then {@code _SUCCESS} (see
+   * {@link Job.Builder#outputText}). Each part is in key order, and the lines are those of
+   * {@link #dump}. Where the nodes cannot see {@code dir} (another machine without a shared file
+   * system) or the table's types cannot be printed on them (opaque), the client writes the whole
+   * table into one {@code part-r-00000} itself, in key order, and {@code _SUCCESS} after it.
+   * {@code dir} must hold nothing unless {@code overwrite}.
+   *
+   * @param progress the dump job's progress (the nodes' path)
+   * @param sent     bytes of each pair the client writes (the client's path)
+   * @return the pairs written
+   */
+  public static long dumpParts(SssClient client, String table, Path dir, boolean overwrite, ProgressListener progress,
+                               LongConsumer sent) throws IOException {
+    TableOptions o = client.tableStats(table).getOptions();
+    Serde<?> keys = printedSerde(o.getKeyType());
+    Serde<?> values = printedSerde(o.getValueType());
+    if (keys != null && values != null) {
+      Job.Builder b = Job.named("dump").input(table, keys, values).map(Mapper.Identity.class, keys, values)
+          .outputText(dir);
+      if (overwrite) {
+        b.overwrite();
+      }
+      try {
+        return client.submit(b.build()).await(progress).stages().get(0).recordsOut();
+      } catch (JobFailedException e) {
+        if (e.code() != ErrorCode.NO_SUCH_FILE && e.code() != ErrorCode.USER_CODE_FAILED) {
+          throw e;
+        }
+        // USER_CODE_FAILED: a pair that does not decode by the table's types, which the client's
+        // printer prints as raw bytes (the identity mapper runs no other code)
+        LOG.warn("{}; writing {} from this machine instead", e.getMessage().lines().findFirst().orElse(""), dir);
+      }
+    }
+    Path d = dir.toAbsolutePath();
+    if (Files.isDirectory(d)) {
+      try (Stream<Path> s = Files.list(d)) {
+        List<Path> held = s.toList();
+        if (!held.isEmpty() && !overwrite) {
+          throw new IOException("cannot dump '" + table + "' into " + d + ": it already holds "
+              + held.get(0).getFileName() + " (write elsewhere, or overwrite)");
+        }
+        for (Path p : held) {
+          if (Files.isDirectory(p)) {
+            throw new IOException("cannot overwrite " + d + ": it holds the directory " + p.getFileName());
+          }
+          Files.delete(p);
+        }
+      }
+    }
+    Files.createDirectories(d);
+    long n = dump(client, table, d.resolve(org.sss.core.io.TextOutputDir.partName(false, 0)), sent);
+    Files.write(d.resolve(org.sss.core.io.TextOutputDir.SUCCESS), new byte[0]);
+    return n;
+  }
+
+  /**
+   * The serde a node prints a key or value of this type with, as {@link PairPrinter} prints it
+   * (text kept as its bytes); null for opaque bytes, which only the client's printer prints.
+   */
+  private static Serde<?> printedSerde(DataType type) {
+    return switch (type) {
+      case LONG -> Serdes.LONG;
+      case DOUBLE -> Serdes.DOUBLE;
+      case STRING -> Serdes.STRING_BYTES;
+      case BYTES -> Serdes.BYTES;
+      default -> null;
+    };
+  }
+
+  /**
    * Writes a table as {@code key<TAB>value} lines in key order (a multi-valued table: one line
    * per value); returns the pairs written.
    */

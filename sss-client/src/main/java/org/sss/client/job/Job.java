@@ -38,6 +38,8 @@ public final class Job {
   final Path inputFiles;
   final List<StagePlan> stages;
   final String outputTable;
+  /** Where the last stage writes text part files instead of a table; null for a table. */
+  final Path outputDir;
   final boolean multiValuedOutput;
   final boolean overwrite;
   final org.sss.core.proto.Compression outputCompression;
@@ -52,6 +54,7 @@ public final class Job {
     this.inputFiles = b.inputFiles;
     this.stages = List.copyOf(b.stages);
     this.outputTable = b.outputTable;
+    this.outputDir = b.outputDir;
     this.multiValuedOutput = b.multiValuedOutput;
     this.overwrite = b.overwrite;
     this.outputCompression = b.outputCompression;
@@ -73,6 +76,11 @@ public final class Job {
     return outputTable;
   }
 
+  /** The output's name for messages: its table, or its directory. */
+  String outputName() {
+    return outputDir != null ? outputDir.toString() : outputTable;
+  }
+
   /** One stage as planned on the client. */
   record StagePlan(boolean map, String functionClass, String combinerClass, String partitionerClass,
                    Serde<?> inKey, Serde<?> inValue, Serde<?> outKey, Serde<?> outValue) {
@@ -92,6 +100,7 @@ public final class Job {
     private Path inputFiles;
     private final List<StagePlan> stages = new ArrayList<>();
     private String outputTable;
+    private Path outputDir;
     private boolean multiValuedOutput;
     private boolean overwrite;
     private org.sss.core.proto.Compression outputCompression = org.sss.core.proto.Compression.LZ4;
@@ -188,6 +197,25 @@ public final class Job {
     /** The table the last stage writes. */
     public Builder output(String table) {
       this.outputTable = table;
+      this.outputDir = null;
+      return this;
+    }
+
+    /**
+     * Text files instead of a table, as Hadoop's {@code TextOutputFormat} writes them: the last
+     * stage's tasks each write a {@code part-m-NNNNN} (map) or {@code part-r-NNNNN} (reduce)
+     * file of {@code KEY<TAB>VALUE} lines into {@code dir}, on their own nodes, in parallel;
+     * the commit adds an empty {@code _SUCCESS}. Nothing is shuffled after the last stage: a
+     * pair is in the file of the task that emitted it, so a reduce's files are each in key
+     * order. Keys and values print as {@code sss dump} prints their types (text as its bytes,
+     * numbers in decimal, a user's type by {@code toString()}). The directory must not hold
+     * anything unless {@link #overwrite()}, and the client and every node must see it at the
+     * same path (one machine, or a shared file system), or the job fails with
+     * {@code NO_SUCH_FILE} naming the node. See {@link org.sss.core.io.TextOutputDir}.
+     */
+    public Builder outputText(Path dir) {
+      this.outputDir = dir.toAbsolutePath().normalize();
+      this.outputTable = null;
       return this;
     }
 
@@ -283,8 +311,12 @@ public final class Job {
       if (stages.isEmpty()) {
         throw new IllegalStateException("job " + name + " has no stages");
       }
-      if (outputTable == null) {
+      if (outputTable == null && outputDir == null) {
         throw new IllegalStateException("job " + name + " has no output table");
+      }
+      if (outputDir != null && keepIntermediate) {
+        throw new IllegalStateException("job " + name + " writes files: it keeps no tables between stages"
+            + " (keepIntermediate() names them after an output table)");
       }
       return new Job(this);
     }

@@ -66,6 +66,8 @@ final class JobCoordinator implements Runnable {
   private final SssClient client;
   private final NodeChannels channels;
   private final Job job;
+  /** The output directory's commit, for a job that writes files; null for a table. */
+  private final TextOutputCommit files;
   /** The attempt's id: the job's, with "r1", "r2"... for the attempts after a node was lost. */
   private volatile String jobId;
   /**
@@ -87,6 +89,7 @@ final class JobCoordinator implements Runnable {
     this.channels = client.channels();
     this.job = job;
     this.jobId = jobId;
+    this.files = job.outputDir == null ? null : new TextOutputCommit(job.name, job.outputDir, job.overwrite);
   }
 
   CompletableFuture<JobResult> result() {
@@ -251,6 +254,9 @@ final class JobCoordinator implements Runnable {
     List<String> intermediates = new ArrayList<>();
     String input = job.inputTable;
     boolean inputMultiValued = inputOptions.getMultiValued();
+    if (files != null) {
+      files.prepare(jobId);
+    }
     createAllTables();
     began = true;
     trace("created tables", start);
@@ -269,7 +275,8 @@ final class JobCoordinator implements Runnable {
           .setKind(plan.map() ? StageSpec.Kind.MAP : StageSpec.Kind.REDUCE)
           .setInputTable(input)
           .setInputMultiValued(inputMultiValued)
-          .setOutputTable(output)
+          .setOutputTable(last && files != null ? "" : output)
+          .setOutputDir(last && files != null ? job.outputDir.toString() : "")
           .setOutputMultiValued(outputMultiValued)
           .setFunctionClass(plan.functionClass())
           .setCombinerClass(plan.combinerClass())
@@ -385,7 +392,7 @@ final class JobCoordinator implements Runnable {
       }
     }
     List<Integer> committed = new ArrayList<>();
-    long expected = 1 + (job.keepIntermediate ? job.stages.size() - 1 : 0);
+    long expected = (files != null ? 0 : 1) + (job.keepIntermediate ? job.stages.size() - 1 : 0);
     for (int i = 0; i < nodes.size(); i++) {
       int node = nodes.get(i);
       try {
@@ -409,9 +416,12 @@ final class JobCoordinator implements Runnable {
     if (!errors.isEmpty()) {
       RuntimeException cause = NodeChannels.unwrap(errors.get(0));
       throw new JobFailedException(cause instanceof SssException s ? s.code() : ErrorCode.INTERNAL,
-          "job " + job.name + " (" + jobId + ") failed to commit its output '" + job.outputTable + "': "
+          "job " + job.name + " (" + jobId + ") failed to commit its output '" + job.outputName() + "': "
               + cause.getMessage() + (committed.isEmpty() ? "" : " (committed on nodes " + committed
               + " only: drop the table or rerun with overwrite())"), cause);
+    }
+    if (files != null) {
+      files.commit(jobId);
     }
   }
 
@@ -489,6 +499,9 @@ final class JobCoordinator implements Runnable {
     for (int i = 0; i < n; i++) {
       Job.StagePlan plan = job.stages.get(i);
       boolean last = i == n - 1;
+      if (last && files != null) {
+        continue; // its tasks write files
+      }
       CreateTable.Builder create = CreateTable.newBuilder()
           .setTable(outputOf(i))
           .setJobId(jobId)
@@ -689,6 +702,9 @@ final class JobCoordinator implements Runnable {
       } catch (Exception ignored) {
         // best effort: a node lost meanwhile cleans up when it starts
       }
+    }
+    if (files != null) {
+      files.abandon(jobId); // after the aborts: the nodes have stopped writing into it
     }
   }
 

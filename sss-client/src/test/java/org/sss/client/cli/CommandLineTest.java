@@ -259,6 +259,25 @@ class CommandLineTest {
     ok("dump", "poem", dump.toString());
     assertEquals("0\tthe first line\n15\t\ttabbed\n23\t\n24\tünïcödé\n36\tlast line without newline\n",
         Files.readString(dump));
+    // into a directory: part files written by the nodes, the same lines between them
+    Path parts = work.resolve("out/poem-parts");
+    ok("dump", "poem", parts + "/");
+    List<String> lines = new ArrayList<>();
+    try (var files = Files.list(parts)) {
+      for (Path p : files.sorted().toList()) {
+        if (p.getFileName().toString().startsWith("part-m-")) {
+          lines.addAll(Files.readAllLines(p));
+        } else {
+          assertEquals("_SUCCESS", p.getFileName().toString());
+        }
+      }
+    }
+    lines.sort(null);
+    List<String> expected = new ArrayList<>(Files.readAllLines(dump));
+    expected.sort(null);
+    assertEquals(expected, lines);
+    assertTrue(onCluster("dump", "poem", parts.toString()).err().contains("already holds"), "a second dump is refused");
+    ok("dump", "poem", parts.toString(), "--overwrite");
     // loading into an existing table: refused unless the user says how
     Path shorter = work.resolve("short.txt");
     Files.writeString(shorter, "one\ntwo\n");

@@ -94,6 +94,11 @@ public final class KeyType {
     }
   }
 
+  /** Bytes of a bytes or opaque key or value, printed as {@link #decodeValue} prints them. */
+  public static String printBytes(DataType type, byte[] bytes) {
+    return type == DataType.OPAQUE ? hex(bytes) : printable(bytes);
+  }
+
   private static String hex(byte[] bytes) {
     return "0x" + HexFormat.of().formatHex(bytes);
   }

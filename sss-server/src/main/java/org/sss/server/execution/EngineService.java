@@ -174,7 +174,11 @@ public final class EngineService implements AutoCloseable {
     String jobId = run.getJobId();
     StageSpec spec = run.getStage();
     try {
-      checkFenced(jobId, spec.getOutputTable());
+      if (spec.getOutputDir().isEmpty()) {
+        checkFenced(jobId, spec.getOutputTable());
+      } else {
+        checkOutputDir(jobId, spec);
+      }
       if (spec.getDropInput() && !JobTables.belongsTo(spec.getInputTable(), jobId)) {
         throw new StoreException(ErrorCode.BAD_REQUEST, "job " + jobId + " cannot drop table '" + spec.getInputTable()
             + "': a job drops only the tables it created");
@@ -215,14 +219,15 @@ public final class EngineService implements AutoCloseable {
   private CompletableFuture<StageReport> runStage(RunStage run, StoreTable input, Runnable releaseCopies) {
     String jobId = run.getJobId();
     StageSpec spec = run.getStage();
-    StoreTable output = store.require(spec.getOutputTable());
+    boolean writesFiles = !spec.getOutputDir().isEmpty();
+    StoreTable output = writesFiles ? null : store.require(spec.getOutputTable());
     ClassLoader loader = jars.acquire(spec.getJarHash());
     PairTypes emits;
     try {
       // the stage's own writes here and its shuffle batches elsewhere are checked by the same rule
       emits = PairTypes.of(UserClasses.create(loader, spec.getOutputKeySerde(), Serde.class),
           UserClasses.create(loader, spec.getOutputValueSerde(), Serde.class));
-      if (!emits.writableTo(output.options())) {
+      if (!writesFiles && !emits.writableTo(output.options())) {
         // the client created the table by its own instances of these serdes: they disagree
         throw new StoreException(ErrorCode.TYPE_MISMATCH, "stage " + spec.getIndex() + " of job " + jobId
             + " encodes its output with " + spec.getOutputKeySerde() + " and " + spec.getOutputValueSerde()
@@ -273,6 +278,27 @@ public final class EngineService implements AutoCloseable {
           jars.release(spec.getJarHash());
           releaseCopies.run();
         });
+  }
+
+  /**
+   * A last stage that writes files: not a job aborted here, and the directory the client made
+   * for the attempt must be seen here, or the node cannot write where the client will look.
+   */
+  private void checkOutputDir(String jobId, StageSpec spec) {
+    if (abortedJobs.containsKey(jobId)) {
+      throw new StoreException(ErrorCode.JOB_ABORTED, "job " + jobId + " was aborted: " + abortedJobs.get(jobId));
+    }
+    if (!spec.getOutputTable().isEmpty()) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, "stage " + spec.getIndex() + " of job " + jobId
+          + " names both an output table and an output directory");
+    }
+    java.nio.file.Path dir = java.nio.file.Path.of(spec.getOutputDir());
+    if (!dir.isAbsolute() || !java.nio.file.Files.isDirectory(
+        org.sss.core.io.TextOutputDir.attemptDir(dir, jobId))) {
+      throw new StoreException(ErrorCode.NO_SUCH_FILE, "node " + nodeId + " cannot see the output directory "
+          + dir + " (no " + org.sss.core.io.TextOutputDir.attemptDir(dir, jobId) + ", which the client made): a job"
+          + " writing files needs a directory that the client and every node see at the same path");
+    }
   }
 
   /** A stage over files names splits (none for empty files) and no table. */

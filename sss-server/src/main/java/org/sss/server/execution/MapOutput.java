@@ -18,7 +18,7 @@ import org.sss.core.api.Serde;
  *
  * <p>Not thread-safe: one runner uses it, one task at a time.
  */
-final class MapOutput<KO, VO> {
+final class MapOutput<KO, VO> implements TaskOutput<KO, VO> {
   private final ShuffleWriter writer;
   private final CombiningBuffer<KO, VO> combiner;
   private final Serde<KO> keySerde;
@@ -53,8 +53,8 @@ final class MapOutput<KO, VO> {
     emitter = this::emit;
   }
 
-  /** What the current task's mapper emits into. */
-  Emitter<KO, VO> emitter(int taskPartition) {
+  @Override
+  public Emitter<KO, VO> emitter(int taskPartition) {
     this.partition = taskPartition;
     return emitter;
   }
@@ -81,12 +81,14 @@ final class MapOutput<KO, VO> {
   }
 
   /** Publishes the task's output count (progress). */
-  void taskDone() {
+  @Override
+  public void taskDone() {
     recordsOut.flush();
   }
 
   /** Combines what is held and sends everything: the runner has no task left. */
-  void finish() {
+  @Override
+  public void finish() {
     try {
       if (combiner != null) {
         combiner.flush();
@@ -105,7 +107,8 @@ final class MapOutput<KO, VO> {
   }
 
   /** Drops what is held after a failure. */
-  void discard() {
+  @Override
+  public void discard() {
     recordsOut.flush();
     writer.discard();
   }

@@ -38,10 +38,10 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
   private final StageContext stage;
   private final int partition;
   private final ExecutorService readers;
-  private final MapOutput<KO, VO> output;
+  private final TaskOutput<KO, VO> output;
 
   /** A task emitting into {@code output}, its runner's (see {@link MapOutput}). */
-  MapTask(StageContext stage, int partition, ExecutorService readers, MapOutput<KO, VO> output) {
+  MapTask(StageContext stage, int partition, ExecutorService readers, TaskOutput<KO, VO> output) {
     this.stage = stage;
     this.partition = partition;
     this.readers = readers;
@@ -100,7 +100,7 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new StageAborted();
-    } catch (ReadFailed e) {
+    } catch (ReadFailed | TextPartOutput.WriteFailed e) {
       throw e;
     } catch (java.util.concurrent.ExecutionException e) {
       if (e.getCause() instanceof org.sss.kvs.StoreException s && s.code() == org.sss.core.proto.ErrorCode.NO_SUCH_FILE) {

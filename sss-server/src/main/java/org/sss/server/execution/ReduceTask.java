@@ -28,11 +28,14 @@ final class ReduceTask<K, VI, KO, VO> implements Runnable {
   private final StageContext stage;
   private final int partition;
   private final BatchedCount recordsIn;
+  /** The runner's part files in a last stage that writes files; null when the output is shuffled. */
+  private final TaskOutput<KO, VO> files;
 
-  ReduceTask(StageContext stage, int partition) {
+  ReduceTask(StageContext stage, int partition, TaskOutput<KO, VO> files) {
     this.stage = stage;
     this.partition = partition;
     this.recordsIn = new BatchedCount(stage.recordsIn);
+    this.files = files;
   }
 
   @Override
@@ -53,6 +56,10 @@ final class ReduceTask<K, VI, KO, VO> implements Runnable {
     } catch (RuntimeException e) {
       throw new UserCodeException(stage.where("reduce", partition), e);
     }
+    if (files != null) {
+      reduce(reducer, inKey, inValue, files.emitter(partition), () -> { }, () -> { }, files::taskDone);
+      return;
+    }
     ShuffleWriter writer = new ShuffleWriter(stage.shuffle, stage.partitioner());
     BatchedCount recordsOut = new BatchedCount(stage.recordsOut);
     Emitter<KO, VO> emitter = (k, v) -> {
@@ -64,7 +71,23 @@ final class ReduceTask<K, VI, KO, VO> implements Runnable {
         throw new StageAborted();
       }
     };
-    int suffix = StoredKeys.suffixBytes(spec.getInputMultiValued());
+    reduce(reducer, inKey, inValue, emitter, () -> {
+      try {
+        writer.finish();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new StageAborted();
+      }
+    }, writer::discard, recordsOut::flush);
+  }
+
+  /**
+   * Reduces the partition into {@code emitter}; {@code finish} runs after the reducer's
+   * cleanup, {@code discard} after a failure, {@code done} in every case.
+   */
+  private void reduce(Reducer<K, VI, KO, VO> reducer, Serde<K> inKey, Serde<VI> inValue, Emitter<KO, VO> emitter,
+                      Runnable finish, Runnable discard, Runnable done) {
+    int suffix = StoredKeys.suffixBytes(stage.spec.getInputMultiValued());
     List<byte[][]> ranges = new ArrayList<>();
     ranges.add(KeyRanges.partition(partition, new byte[0]));
     boolean ok = false;
@@ -96,9 +119,9 @@ final class ReduceTask<K, VI, KO, VO> implements Runnable {
         group.skipRest();
       }
       reducer.cleanup(emitter);
-      writer.finish();
+      finish.run();
       ok = true;
-    } catch (StageAborted e) {
+    } catch (StageAborted | TextPartOutput.WriteFailed e) {
       throw e;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -110,9 +133,9 @@ final class ReduceTask<K, VI, KO, VO> implements Runnable {
       throw new UserCodeException(stage.where("reduce", partition), e);
     } finally {
       recordsIn.flush();
-      recordsOut.flush();
+      done.run();
       if (!ok) {
-        writer.discard();
+        discard.run();
       }
     }
   }

@@ -56,6 +56,11 @@ final class StageContext {
         : UserClasses.create(loader, spec.getCombinerClass(), Reducer.class);
   }
 
+  /** True for a last stage that writes text part files instead of a table. */
+  boolean writesFiles() {
+    return !spec.getOutputDir().isEmpty();
+  }
+
   /** True when the stage must stop: aborted, or a task or send failed. */
   boolean stopping() {
     return aborted.get() || failure.get() != null;

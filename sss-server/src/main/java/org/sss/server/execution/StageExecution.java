@@ -14,7 +14,8 @@ import org.sss.core.proto.StageSpec;
 /**
  * One node's part of one stage: a task per local partition of the input table, run by
  * {@code threads} runners at once, then the shuffle barrier. The map tasks of one runner emit
- * into one {@link MapOutput}, sent when the runner has no task left. The runners borrow threads
+ * into one {@link MapOutput}, sent when the runner has no task left (or, in a last stage that
+ * writes files, each task of the runner into a part file of its own: {@link TextPartOutput}). The runners borrow threads
  * from the node's shared pool: a stage of a few milliseconds must not pay for starting threads.
  * The future completes with the node's report once every task finished and every pair sent was
  * acknowledged, or fails with the first error (a task's, or a lost peer's); the other tasks then
@@ -53,7 +54,7 @@ final class StageExecution {
     AtomicInteger runnersLeft = new AtomicInteger(n);
     for (int i = 0; i < n; i++) {
       runners.execute(() -> {
-        MapOutput<?, ?> output = null;
+        TaskOutput<?, ?> output = null;
         Thread self = Thread.currentThread();
         working.add(self);
         if (stage.stopping()) {
@@ -61,9 +62,10 @@ final class StageExecution {
         }
         try {
           for (Integer p = pending.poll(); p != null; p = pending.poll()) {
-            if (output == null && isMap()) {
+            if (output == null && needsOutput()) {
               int first = p;
-              output = attempt(() -> new MapOutput<>(stage, first));
+              output = attempt(() -> stage.writesFiles() ? new TextPartOutput<>(stage, isMap())
+                  : new MapOutput<>(stage, first));
             }
             runTask(p, output);
           }
@@ -87,7 +89,12 @@ final class StageExecution {
     return stage.spec.getKind() == StageSpec.Kind.MAP;
   }
 
-  private void finishOutput(MapOutput<?, ?> output) {
+  /** Map tasks share their runner's output; reduce tasks too when they write files. */
+  private boolean needsOutput() {
+    return isMap() || stage.writesFiles();
+  }
+
+  private void finishOutput(TaskOutput<?, ?> output) {
     if (stage.stopping()) {
       output.discard();
       return;
@@ -98,8 +105,8 @@ final class StageExecution {
     });
   }
 
-  private void runTask(int partition, MapOutput<?, ?> output) {
-    if (stage.stopping() || isMap() && output == null) {
+  private void runTask(int partition, TaskOutput<?, ?> output) {
+    if (stage.stopping() || needsOutput() && output == null) {
       return;
     }
     attempt(() -> {
@@ -125,10 +132,10 @@ final class StageExecution {
   }
 
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private Runnable task(int partition, MapOutput<?, ?> output) {
+  private Runnable task(int partition, TaskOutput<?, ?> output) {
     return isMap()
-        ? new MapTask<>(stage, partition, readers, (MapOutput) output)
-        : new ReduceTask<>(stage, partition);
+        ? new MapTask<>(stage, partition, readers, (TaskOutput) output)
+        : new ReduceTask<>(stage, partition, (TaskOutput) output);
   }
 
   /** The barrier: wait for this node's sends to be acknowledged, then report. */

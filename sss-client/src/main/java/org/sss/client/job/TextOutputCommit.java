@@ -1,0 +1,133 @@
+package org.sss.client.job;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.sss.core.io.TextOutputDir;
+import org.sss.core.proto.ErrorCode;
+
+/**
+ * The client's side of a job that writes text files (see {@link TextOutputDir}): it makes the
+ * attempt's directory before the stages run, moves the part files up and writes
+ * {@code _SUCCESS} at the commit, and deletes the attempt's directory after a failure. The
+ * nodes only write files into a directory made here, so a node that does not see it fails the
+ * job instead of writing where nobody looks.
+ */
+final class TextOutputCommit {
+  private final String jobName;
+  private final Path dir;
+  private final boolean overwrite;
+  /** True when this job made {@code dir}: a job that fails removes it again if it stayed empty. */
+  private boolean madeDir;
+
+  TextOutputCommit(String jobName, Path dir, boolean overwrite) {
+    this.jobName = jobName;
+    this.dir = dir;
+    this.overwrite = overwrite;
+  }
+
+  /**
+   * Makes the attempt's directory. The output directory must hold nothing (a leftover
+   * {@code _temporary} of a job that died aside), unless the job overwrites: its old contents
+   * then go at the commit, not now, so a job that fails leaves them as they were.
+   */
+  void prepare(String jobId) {
+    try {
+      if (Files.exists(dir) && !Files.isDirectory(dir)) {
+        throw new JobFailedException(ErrorCode.BAD_REQUEST, "job " + jobName + ": its output " + dir
+            + " is a file, not a directory", null);
+      }
+      if (!overwrite && Files.isDirectory(dir)) {
+        try (Stream<Path> s = Files.list(dir)) {
+          Path found = s.filter(p -> !p.getFileName().toString().equals(TextOutputDir.TEMPORARY)).findFirst()
+              .orElse(null);
+          if (found != null) {
+            throw new JobFailedException(ErrorCode.TABLE_EXISTS, "job " + jobName + ": output directory " + dir
+                + " already holds " + found.getFileName() + " (write elsewhere, or overwrite)", null);
+          }
+        }
+      }
+      madeDir |= !Files.exists(dir);
+      Files.createDirectories(TextOutputDir.attemptDir(dir, jobId));
+    } catch (IOException e) {
+      throw new JobFailedException(ErrorCode.NO_SUCH_FILE, "job " + jobName + " cannot make its output directory "
+          + dir + ": " + e, e);
+    }
+  }
+
+  /**
+   * Moves the attempt's part files into the directory (after deleting what it held, when the
+   * job overwrites) and writes {@code _SUCCESS}; returns the part files moved.
+   */
+  int commit(String jobId) {
+    Path attempt = TextOutputDir.attemptDir(dir, jobId);
+    try {
+      if (overwrite) {
+        try (DirectoryStream<Path> old = Files.newDirectoryStream(dir)) {
+          for (Path p : old) {
+            if (!p.getFileName().toString().equals(TextOutputDir.TEMPORARY)) {
+              deleteTree(p);
+            }
+          }
+        }
+      }
+      int moved = 0;
+      try (DirectoryStream<Path> parts = Files.newDirectoryStream(attempt)) {
+        for (Path p : parts) {
+          Files.move(p, dir.resolve(p.getFileName()), StandardCopyOption.ATOMIC_MOVE);
+          moved++;
+        }
+      }
+      removeAttempt(jobId);
+      Files.write(dir.resolve(TextOutputDir.SUCCESS), new byte[0]);
+      return moved;
+    } catch (IOException | UncheckedIOException e) {
+      throw new JobFailedException(ErrorCode.STORAGE_ERROR, "job " + jobName + " failed to commit its output "
+          + dir + ": " + e + " (the directory may hold part of it; it has no " + TextOutputDir.SUCCESS + ")", e);
+    }
+  }
+
+  /** After a failure: the attempt's files go; so does the directory if this job made it and it is empty. */
+  void abandon(String jobId) {
+    try {
+      removeAttempt(jobId);
+      if (madeDir) {
+        try (Stream<Path> s = Files.list(dir)) {
+          if (s.findAny().isEmpty()) {
+            Files.deleteIfExists(dir);
+          }
+        }
+      }
+    } catch (IOException | UncheckedIOException ignored) {
+      // best effort: what is left is below _temporary, which a reader of the output skips
+    }
+  }
+
+  private void removeAttempt(String jobId) throws IOException {
+    deleteTree(TextOutputDir.attemptDir(dir, jobId));
+    Path temporary = dir.resolve(TextOutputDir.TEMPORARY);
+    try (Stream<Path> s = Files.list(temporary)) {
+      if (s.findAny().isEmpty()) {
+        Files.deleteIfExists(temporary); // another job's attempt may still write beside it
+      }
+    } catch (java.nio.file.NoSuchFileException | java.nio.file.DirectoryNotEmptyException gone) {
+      // removed, or filled, meanwhile
+    }
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(root)) {
+      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+}
