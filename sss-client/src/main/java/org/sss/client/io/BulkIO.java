@@ -294,26 +294,20 @@ public final class BulkIO {
         LOG.warn("{}; writing {} from this machine instead", e.getMessage().lines().findFirst().orElse(""), dir);
       }
     }
-    Path d = dir.toAbsolutePath();
-    if (Files.isDirectory(d)) {
-      try (Stream<Path> s = Files.list(d)) {
-        List<Path> held = s.toList();
-        if (!held.isEmpty() && !overwrite) {
-          throw new IOException("cannot dump '" + table + "' into " + d + ": it already holds "
-              + held.get(0).getFileName() + " (write elsewhere, or overwrite)");
-        }
-        for (Path p : held) {
-          if (Files.isDirectory(p)) {
-            throw new IOException("cannot overwrite " + d + ": it holds the directory " + p.getFileName());
-          }
-          Files.delete(p);
-        }
-      }
+    // the client's path: the same layout and commit, one part in key order
+    org.sss.client.job.TextOutputCommit commit = new org.sss.client.job.TextOutputCommit("dump " + table,
+        dir.toAbsolutePath().normalize(), overwrite);
+    String attempt = "client-" + Long.toHexString(System.nanoTime());
+    commit.prepare(attempt);
+    try {
+      long n = dump(client, table, commit.attemptDir(attempt).resolve(org.sss.core.io.TextOutputDir.partName(false, 0)),
+          sent);
+      commit.commit(attempt);
+      return n;
+    } catch (IOException | RuntimeException e) {
+      commit.abandon(attempt);
+      throw e;
     }
-    Files.createDirectories(d);
-    long n = dump(client, table, d.resolve(org.sss.core.io.TextOutputDir.partName(false, 0)), sent);
-    Files.write(d.resolve(org.sss.core.io.TextOutputDir.SUCCESS), new byte[0]);
-    return n;
   }
 
   /**
@@ -346,7 +340,7 @@ public final class BulkIO {
          TableScan scan = client.scan(table, ScanOptions.inKeyOrder())) {
       while (scan.hasNext()) {
         Pair p = scan.next();
-        os.write(printer.key(p.key()).getBytes(StandardCharsets.UTF_8));
+        os.write(printer.keyBytes(p.key()));
         os.write('\t');
         if (o.getValueType() == DataType.STRING) {
           os.write(p.value()); // the line as loaded, byte for byte

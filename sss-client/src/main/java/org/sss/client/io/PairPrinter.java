@@ -35,6 +35,24 @@ public final class PairPrinter {
     }
   }
 
+  /**
+   * A scanned key as the bytes a dump writes: a string key as its stored bytes (also bytes that
+   * are not UTF-8, which a decode would replace), any other as {@link #key}'s text.
+   */
+  public byte[] keyBytes(byte[] scannedKey) {
+    if (keyType == DataType.STRING) {
+      byte[] key = scannedKey;
+      try {
+        key = org.sss.core.keys.StoredKeys.withoutUniquifier(scannedKey, multiValued);
+        return org.sss.core.keys.KeyCodec.decodeBytes(key);
+      } catch (RuntimeException e) {
+        undecodable++;
+        return raw(key).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      }
+    }
+    return key(scannedKey).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
   /** A value as text. */
   public String value(byte[] value) {
     try {

@@ -276,7 +276,7 @@ final class JobCoordinator implements Runnable {
           .setInputTable(input)
           .setInputMultiValued(inputMultiValued)
           .setOutputTable(last && files != null ? "" : output)
-          .setOutputDir(last && files != null ? job.outputDir.toString() : "")
+          .setOutputDir(files != null ? job.outputDir.toString() : "") // every stage checks it
           .setOutputMultiValued(outputMultiValued)
           .setFunctionClass(plan.functionClass())
           .setCombinerClass(plan.combinerClass())

@@ -18,14 +18,17 @@ import org.sss.core.proto.ErrorCode;
  * nodes only write files into a directory made here, so a node that does not see it fails the
  * job instead of writing where nobody looks.
  */
-final class TextOutputCommit {
+public final class TextOutputCommit {
   private final String jobName;
   private final Path dir;
   private final boolean overwrite;
   /** True when this job made {@code dir}: a job that fails removes it again if it stayed empty. */
   private boolean madeDir;
+  /** Set when the commit starts moving files: from then on a failure keeps what is left. */
+  private boolean committing;
 
-  TextOutputCommit(String jobName, Path dir, boolean overwrite) {
+  /** The commit of {@code jobName}'s output into {@code dir} (absolute). */
+  public TextOutputCommit(String jobName, Path dir, boolean overwrite) {
     this.jobName = jobName;
     this.dir = dir;
     this.overwrite = overwrite;
@@ -36,21 +39,14 @@ final class TextOutputCommit {
    * {@code _temporary} of a job that died aside), unless the job overwrites: its old contents
    * then go at the commit, not now, so a job that fails leaves them as they were.
    */
-  void prepare(String jobId) {
+  public void prepare(String jobId) {
     try {
       if (Files.exists(dir) && !Files.isDirectory(dir)) {
         throw new JobFailedException(ErrorCode.BAD_REQUEST, "job " + jobName + ": its output " + dir
             + " is a file, not a directory", null);
       }
       if (!overwrite && Files.isDirectory(dir)) {
-        try (Stream<Path> s = Files.list(dir)) {
-          Path found = s.filter(p -> !p.getFileName().toString().equals(TextOutputDir.TEMPORARY)).findFirst()
-              .orElse(null);
-          if (found != null) {
-            throw new JobFailedException(ErrorCode.TABLE_EXISTS, "job " + jobName + ": output directory " + dir
-                + " already holds " + found.getFileName() + " (write elsewhere, or overwrite)", null);
-          }
-        }
+        requireEmpty();
       }
       madeDir |= !Files.exists(dir);
       Files.createDirectories(TextOutputDir.attemptDir(dir, jobId));
@@ -60,40 +56,77 @@ final class TextOutputCommit {
     }
   }
 
+  /** Fails when the directory holds anything but {@code _temporary} (names are not reserved, as tables' are). */
+  private void requireEmpty() throws IOException {
+    try (Stream<Path> s = Files.list(dir)) {
+      Path found = s.filter(p -> !p.getFileName().toString().equals(TextOutputDir.TEMPORARY)).findFirst()
+          .orElse(null);
+      if (found != null) {
+        throw new JobFailedException(ErrorCode.TABLE_EXISTS, "job " + jobName + ": output directory " + dir
+            + " already holds " + found.getFileName() + " (write elsewhere, or overwrite)", null);
+      }
+    }
+  }
+
+  /** Where the attempt {@code jobId} writes its part files. */
+  public Path attemptDir(String jobId) {
+    return TextOutputDir.attemptDir(dir, jobId);
+  }
+
   /**
-   * Moves the attempt's part files into the directory (after deleting what it held, when the
-   * job overwrites) and writes {@code _SUCCESS}; returns the part files moved.
+   * Moves the attempt's part files into the directory and writes {@code _SUCCESS}; returns the
+   * part files moved. Without overwrite the directory must still hold nothing else (another job
+   * may have written there since the stages started), and no part replaces a file. With
+   * overwrite the old {@code _SUCCESS} goes first, the parts then replace files of their names,
+   * and the old entries left go last, so a commit that fails midway leaves no {@code _SUCCESS},
+   * and the parts not yet moved stay below {@code _temporary} to be moved by hand.
    */
-  int commit(String jobId) {
+  public int commit(String jobId) {
     Path attempt = TextOutputDir.attemptDir(dir, jobId);
     try {
+      if (!overwrite) {
+        requireEmpty();
+      }
+      committing = true;
+      Files.deleteIfExists(dir.resolve(TextOutputDir.SUCCESS));
+      java.util.Set<Path> moved = new java.util.HashSet<>();
+      try (DirectoryStream<Path> parts = Files.newDirectoryStream(attempt)) {
+        for (Path p : parts) {
+          Path target = dir.resolve(p.getFileName());
+          if (overwrite) {
+            Files.move(p, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+          } else {
+            Files.move(p, target); // refuses an existing file
+          }
+          moved.add(target.getFileName());
+        }
+      }
       if (overwrite) {
         try (DirectoryStream<Path> old = Files.newDirectoryStream(dir)) {
           for (Path p : old) {
-            if (!p.getFileName().toString().equals(TextOutputDir.TEMPORARY)) {
+            if (!p.getFileName().toString().equals(TextOutputDir.TEMPORARY) && !moved.contains(p.getFileName())) {
               deleteTree(p);
             }
           }
         }
       }
-      int moved = 0;
-      try (DirectoryStream<Path> parts = Files.newDirectoryStream(attempt)) {
-        for (Path p : parts) {
-          Files.move(p, dir.resolve(p.getFileName()), StandardCopyOption.ATOMIC_MOVE);
-          moved++;
-        }
-      }
       removeAttempt(jobId);
       Files.write(dir.resolve(TextOutputDir.SUCCESS), new byte[0]);
-      return moved;
+      return moved.size();
     } catch (IOException | UncheckedIOException e) {
       throw new JobFailedException(ErrorCode.STORAGE_ERROR, "job " + jobName + " failed to commit its output "
-          + dir + ": " + e + " (the directory may hold part of it; it has no " + TextOutputDir.SUCCESS + ")", e);
+          + dir + ": " + e + " (it has no " + TextOutputDir.SUCCESS + "; the parts not moved are in " + attempt + ")", e);
     }
   }
 
-  /** After a failure: the attempt's files go; so does the directory if this job made it and it is empty. */
-  void abandon(String jobId) {
+  /**
+   * After a failure: the attempt's files go, and the directory if this job made it and it is
+   * empty; after a commit that failed midway, nothing is deleted.
+   */
+  public void abandon(String jobId) {
+    if (committing) {
+      return;
+    }
     try {
       removeAttempt(jobId);
       if (madeDir) {

@@ -165,12 +165,7 @@ class TextOutputTest {
 
   @Test
   void aDirectoryThatHoldsFiles_isRefusedUnlessOverwrite_andAFailedJobLeavesNothing() throws IOException {
-    client.createTable("nums", BulkIO.textTable(), false);
-    try (BulkWriter w = client.writer("nums", PairTypes.of(BulkIO.textTable()))) {
-      for (long i = 0; i < 5000; i++) {
-        w.put(KeyCodec.encodeLong(i), ("v" + i).getBytes(StandardCharsets.UTF_8));
-      }
-    }
+    ensureNums();
     Path used = Files.createDirectories(dir.resolve("used"));
     Files.writeString(used.resolve("keep.txt"), "mine");
     JobFailedException refused = assertThrows(JobFailedException.class, () -> client.submit(modTen(used, false)).await());
@@ -200,6 +195,57 @@ class TextOutputTest {
       expected.put(i % 10, 500L);
     }
     assertEquals(expected, counts);
+  }
+
+  @Test
+  void aFileWrittenIntoTheDirectoryWhileTheJobRuns_failsTheCommit_andIsKept() throws Exception {
+    ensureNums();
+    Path out = dir.resolve("raced");
+    Job slow = Job.named("slow").input("nums", Serdes.LONG, Serdes.STRING).map(TestJobs.Slow.class, Serdes.LONG, Serdes.LONG)
+        .outputText(out).build();
+    RunningJob running = client.submit(slow);
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (!Files.isDirectory(out) && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    Path mine = out.resolve("part-m-00003");
+    Files.writeString(mine, "someone else's");
+    JobFailedException e = assertThrows(JobFailedException.class, running::await);
+    assertEquals(ErrorCode.TABLE_EXISTS, e.code(), e.getMessage());
+    assertEquals("someone else's", Files.readString(mine));
+    assertEquals(List.of(mine), list(out), "no other part, no _SUCCESS, no _temporary");
+  }
+
+  @Test
+  void anOpaqueTable_isDumpedByTheClientIntoOnePart_withTheSameRules() throws IOException {
+    TableOptions options = TableOptions.newBuilder().setKeyType(DataType.OPAQUE).setValueType(DataType.OPAQUE).build();
+    client.createTable("opaque", options, false);
+    try (BulkWriter w = client.writer("opaque", PairTypes.of(options))) {
+      for (int i = 0; i < 500; i++) {
+        w.put(new byte[] {(byte) i, (byte) (i >> 8), 7}, new byte[] {(byte) (i * 31), 0, '\n'});
+      }
+    }
+    Path single = dir.resolve("opaque.txt");
+    BulkIO.dump(client, "opaque", single, n -> { });
+    Path out = Files.createDirectories(dir.resolve("opaque-parts"));
+    Files.writeString(out.resolve("old.txt"), "old");
+    assertThrows(JobFailedException.class, () -> BulkIO.dumpParts(client, "opaque", out, false, ProgressListener.none(), n -> { }));
+    assertEquals(List.of(out.resolve("old.txt")), list(out), "refused without overwrite, nothing changed");
+    assertEquals(500, BulkIO.dumpParts(client, "opaque", out, true, ProgressListener.none(), n -> { }));
+    assertEquals(List.of(out.resolve(TextOutputDir.SUCCESS), out.resolve("part-r-00000")), list(out));
+    assertArrayEquals(Files.readAllBytes(single), Files.readAllBytes(out.resolve("part-r-00000")));
+  }
+
+  private static synchronized void ensureNums() {
+    if (client.listTables().stream().anyMatch(t -> t.getName().equals("nums"))) {
+      return;
+    }
+    client.createTable("nums", BulkIO.textTable(), false);
+    try (BulkWriter w = client.writer("nums", PairTypes.of(BulkIO.textTable()))) {
+      for (long i = 0; i < 5000; i++) {
+        w.put(KeyCodec.encodeLong(i), ("v" + i).getBytes(StandardCharsets.UTF_8));
+      }
+    }
   }
 
   private static Job modTen(Path out, boolean overwrite) {

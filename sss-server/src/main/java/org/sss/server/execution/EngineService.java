@@ -50,6 +50,8 @@ public final class EngineService implements AutoCloseable {
   private final ExecutorService runners;
   private final Map<String, StageExecution> running = new ConcurrentHashMap<>();
   private final Map<String, String> abortedJobs = new ConcurrentHashMap<>();
+  /** The attempt directories of jobs writing files here, until they commit or abort. */
+  private final Map<String, java.nio.file.Path> fileOutputs = new ConcurrentHashMap<>();
   private final AtomicLong sequence = new AtomicLong();
 
   /** This node's part in a replicated cluster's membership (yields null with one copy). */
@@ -125,6 +127,7 @@ public final class EngineService implements AutoCloseable {
       }
       case COMMIT_JOB -> {
         String jobId = req.getCommitJob().getJobId();
+        fileOutputs.remove(jobId); // the client moves the part files from here on
         if (abortedJobs.containsKey(jobId)) {
           throw new StoreException(ErrorCode.JOB_ABORTED, "job " + jobId + " was aborted: " + abortedJobs.get(jobId));
         }
@@ -174,10 +177,12 @@ public final class EngineService implements AutoCloseable {
     String jobId = run.getJobId();
     StageSpec spec = run.getStage();
     try {
-      if (spec.getOutputDir().isEmpty()) {
-        checkFenced(jobId, spec.getOutputTable());
-      } else {
+      if (!spec.getOutputDir().isEmpty()) {
         checkOutputDir(jobId, spec);
+        fileOutputs.put(jobId, org.sss.core.io.TextOutputDir.attemptDir(java.nio.file.Path.of(spec.getOutputDir()), jobId));
+      }
+      if (!spec.getOutputTable().isEmpty() || spec.getOutputDir().isEmpty()) {
+        checkFenced(jobId, spec.getOutputTable());
       }
       if (spec.getDropInput() && !JobTables.belongsTo(spec.getInputTable(), jobId)) {
         throw new StoreException(ErrorCode.BAD_REQUEST, "job " + jobId + " cannot drop table '" + spec.getInputTable()
@@ -219,7 +224,7 @@ public final class EngineService implements AutoCloseable {
   private CompletableFuture<StageReport> runStage(RunStage run, StoreTable input, Runnable releaseCopies) {
     String jobId = run.getJobId();
     StageSpec spec = run.getStage();
-    boolean writesFiles = !spec.getOutputDir().isEmpty();
+    boolean writesFiles = spec.getOutputTable().isEmpty();
     StoreTable output = writesFiles ? null : store.require(spec.getOutputTable());
     ClassLoader loader = jars.acquire(spec.getJarHash());
     PairTypes emits;
@@ -260,6 +265,7 @@ public final class EngineService implements AutoCloseable {
     if (abortedMeanwhile != null) {
       // an abort that came after the check above found nothing running: it must not be lost
       running.remove(jobId, execution);
+      deleteFileOutput(jobId);
       jars.release(spec.getJarHash());
       releaseCopies.run();
       return CompletableFuture.failedFuture(new StoreException(ErrorCode.JOB_ABORTED,
@@ -281,23 +287,44 @@ public final class EngineService implements AutoCloseable {
   }
 
   /**
-   * A last stage that writes files: not a job aborted here, and the directory the client made
-   * for the attempt must be seen here, or the node cannot write where the client will look.
+   * Every stage of a job that writes files (the first one too, so that a node that cannot
+   * write there fails the job before its work, not after): not a job aborted here, and the
+   * directory the client made for the attempt must be seen and writable here, or the node
+   * cannot write where the client will look.
    */
   private void checkOutputDir(String jobId, StageSpec spec) {
     if (abortedJobs.containsKey(jobId)) {
       throw new StoreException(ErrorCode.JOB_ABORTED, "job " + jobId + " was aborted: " + abortedJobs.get(jobId));
     }
-    if (!spec.getOutputTable().isEmpty()) {
-      throw new StoreException(ErrorCode.BAD_REQUEST, "stage " + spec.getIndex() + " of job " + jobId
-          + " names both an output table and an output directory");
-    }
     java.nio.file.Path dir = java.nio.file.Path.of(spec.getOutputDir());
-    if (!dir.isAbsolute() || !java.nio.file.Files.isDirectory(
-        org.sss.core.io.TextOutputDir.attemptDir(dir, jobId))) {
+    java.nio.file.Path attempt = org.sss.core.io.TextOutputDir.attemptDir(dir, jobId);
+    if (!dir.isAbsolute() || !java.nio.file.Files.isDirectory(attempt)) {
       throw new StoreException(ErrorCode.NO_SUCH_FILE, "node " + nodeId + " cannot see the output directory "
-          + dir + " (no " + org.sss.core.io.TextOutputDir.attemptDir(dir, jobId) + ", which the client made): a job"
-          + " writing files needs a directory that the client and every node see at the same path");
+          + dir + " (no " + attempt + ", which the client made): a job writing files needs a directory that the"
+          + " client and every node see at the same path");
+    }
+    if (!java.nio.file.Files.isWritable(attempt)) {
+      throw new StoreException(ErrorCode.NO_SUCH_FILE, "node " + nodeId + " cannot write into the output directory "
+          + dir + " (" + attempt + " is not writable for the server's user)");
+    }
+  }
+
+  /**
+   * Deletes an aborted job's part files here (all of them: the job is aborted everywhere), so
+   * that a client that died does not leave them below the output directory; the client's own
+   * clean-up does the same when it can.
+   */
+  private void deleteFileOutput(String jobId) {
+    java.nio.file.Path attempt = fileOutputs.remove(jobId);
+    if (attempt == null) {
+      return;
+    }
+    try (var files = java.nio.file.Files.walk(attempt)) {
+      for (java.nio.file.Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        java.nio.file.Files.deleteIfExists(p);
+      }
+    } catch (java.io.IOException | java.io.UncheckedIOException e) {
+      LOG.info("node {}: could not delete the part files of aborted job {} in {}: {}", nodeId, jobId, attempt, e.toString());
     }
   }
 
@@ -363,7 +390,14 @@ public final class EngineService implements AutoCloseable {
     if (dropped > 0) {
       LOG.info("node {}: dropped {} table(s) of job {} ({})", nodeId, dropped, jobId, reason);
     }
-    return e == null ? CompletableFuture.completedFuture(null) : e.done();
+    if (e == null) {
+      deleteFileOutput(jobId);
+      return CompletableFuture.completedFuture(null);
+    }
+    // once its tasks stopped: a task still writing would recreate nothing (CREATE_NEW in a
+    // deleted directory fails), but files it has open would be deleted under it
+    e.done().whenComplete((r, x) -> deleteFileOutput(jobId));
+    return e.done();
   }
 
   /** Aborted jobs remembered, so that their late requests are refused. */
@@ -379,6 +413,8 @@ public final class EngineService implements AutoCloseable {
       code = ErrorCode.JOB_ABORTED;
     } else if (c instanceof StoreException s) {
       code = s.code();
+    } else if (c instanceof TextPartOutput.WriteFailed w) {
+      code = w.code;
     } else if (c instanceof NodeUnavailableException) {
       code = ErrorCode.INTERNAL;
     } else {

@@ -115,9 +115,15 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
       throw new UserCodeException(stage.where("map", partition), e);
     } finally {
       recordsIn.flush();
-      output.taskDone();
       if (!ok) {
         reading.cancel(true);
+      }
+      try {
+        output.taskDone();
+      } catch (RuntimeException e) {
+        if (ok) {
+          throw e;
+        } // else the task's own failure is the one to report
       }
     }
   }

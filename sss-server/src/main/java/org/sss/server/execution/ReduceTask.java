@@ -133,9 +133,15 @@ final class ReduceTask<K, VI, KO, VO> implements Runnable {
       throw new UserCodeException(stage.where("reduce", partition), e);
     } finally {
       recordsIn.flush();
-      done.run();
       if (!ok) {
         discard.run();
+      }
+      try {
+        done.run();
+      } catch (RuntimeException e) {
+        if (ok) {
+          throw e;
+        } // else the task's own failure is the one to report
       }
     }
   }

@@ -58,7 +58,7 @@ final class StageContext {
 
   /** True for a last stage that writes text part files instead of a table. */
   boolean writesFiles() {
-    return !spec.getOutputDir().isEmpty();
+    return spec.getOutputTable().isEmpty() && !spec.getOutputDir().isEmpty();
   }
 
   /** True when the stage must stop: aborted, or a task or send failed. */

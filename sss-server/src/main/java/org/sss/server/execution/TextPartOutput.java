@@ -1,6 +1,5 @@
 package org.sss.server.execution;
 
-import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -32,7 +31,7 @@ final class TextPartOutput<K, V> implements TaskOutput<K, V> {
   private final DataType valueType;
   private final BatchedCount recordsOut;
   private final Emitter<K, V> emitter = this::emit;
-  private OutputStream out;
+  private LineBuffer out;
   private Path file;
 
   TextPartOutput(StageContext stage, boolean map) {
@@ -53,10 +52,10 @@ final class TextPartOutput<K, V> implements TaskOutput<K, V> {
     try {
       // CREATE_NEW in a directory the client made: a job aborted meanwhile (its directory
       // deleted) writes nothing, and two attempts never share a file
-      out = new BufferedOutputStream(Files.newOutputStream(file, StandardOpenOption.CREATE_NEW,
-          StandardOpenOption.WRITE), BUFFER_BYTES);
+      out = new LineBuffer(Files.newOutputStream(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE));
     } catch (IOException e) {
-      throw new WriteFailed("node " + stage.nodeId + " cannot write " + file + ": " + e, e);
+      throw new WriteFailed(org.sss.core.proto.ErrorCode.NO_SUCH_FILE, "node " + stage.nodeId + " cannot create "
+          + file + ": " + e, e);
     }
     return emitter;
   }
@@ -67,12 +66,31 @@ final class TextPartOutput<K, V> implements TaskOutput<K, V> {
     }
     recordsOut.increment();
     try {
-      TextOutputDir.print(k, keyType, out);
-      out.write('\t');
-      TextOutputDir.print(v, valueType, out);
+      // as Hadoop's TextOutputFormat: a null key or value is left out with its tab; both, the line
+      if (k == null && v == null) {
+        return;
+      }
+      if (k != null) {
+        print(k, keyType);
+      }
+      if (k != null && v != null) {
+        out.write('\t');
+      }
+      if (v != null) {
+        print(v, valueType);
+      }
       out.write('\n');
     } catch (IOException e) {
-      throw new WriteFailed("node " + stage.nodeId + " failed writing " + file + ": " + e, e);
+      throw new WriteFailed(org.sss.core.proto.ErrorCode.STORAGE_ERROR, "node " + stage.nodeId + " failed writing "
+          + file + ": " + e, e);
+    }
+  }
+
+  private void print(Object o, DataType type) throws IOException {
+    if (o instanceof Long l) {
+      out.writeDecimal(l); // the common key of a text file's lines: no String on the way
+    } else {
+      TextOutputDir.print(o, type, out);
     }
   }
 
@@ -104,19 +122,96 @@ final class TextPartOutput<K, V> implements TaskOutput<K, V> {
     if (out == null) {
       return;
     }
-    OutputStream o = out;
+    LineBuffer o = out;
     out = null;
     try {
       o.close();
     } catch (IOException e) {
-      throw new WriteFailed("node " + stage.nodeId + " failed writing " + file + ": " + e, e);
+      throw new WriteFailed(org.sss.core.proto.ErrorCode.STORAGE_ERROR, "node " + stage.nodeId + " failed writing "
+          + file + ": " + e, e);
     }
   }
 
   /** A part file could not be written: the node's failure (a full disk, a directory gone), not the user code's. */
   static final class WriteFailed extends RuntimeException {
-    WriteFailed(String message, Throwable cause) {
+    final org.sss.core.proto.ErrorCode code;
+
+    WriteFailed(org.sss.core.proto.ErrorCode code, String message, Throwable cause) {
       super(message, cause);
+      this.code = code;
+    }
+  }
+
+  /**
+   * A write buffer for one thread: {@link java.io.BufferedOutputStream} locks on every write,
+   * four times a pair here.
+   */
+  private static final class LineBuffer extends OutputStream {
+    private final OutputStream file;
+    private final byte[] buf = new byte[BUFFER_BYTES];
+    private int n;
+
+    LineBuffer(OutputStream file) {
+      this.file = file;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      if (n == buf.length) {
+        drain();
+      }
+      buf[n++] = (byte) b;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      if (len > buf.length - n) {
+        drain();
+        if (len > buf.length) {
+          file.write(b, off, len);
+          return;
+        }
+      }
+      System.arraycopy(b, off, buf, n, len);
+      n += len;
+    }
+
+    /** {@code Long.toString(v)}'s bytes. */
+    void writeDecimal(long v) throws IOException {
+      if (v == Long.MIN_VALUE) {
+        write(Long.toString(v).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        return;
+      }
+      if (buf.length - n < 20) {
+        drain();
+      }
+      if (v < 0) {
+        buf[n++] = '-';
+        v = -v;
+      }
+      int digits = 1;
+      for (long t = v; t >= 10; t /= 10) {
+        digits++;
+      }
+      for (int i = n + digits - 1; i >= n; i--) {
+        buf[i] = (byte) ('0' + v % 10);
+        v /= 10;
+      }
+      n += digits;
+    }
+
+    private void drain() throws IOException {
+      file.write(buf, 0, n);
+      n = 0;
+    }
+
+    @Override
+    public void close() throws IOException {
+      try {
+        drain();
+      } finally {
+        file.close();
+      }
     }
   }
 }
