@@ -302,7 +302,7 @@ public final class ExampleCommand implements CommandExtension, Runnable {
   @Command(name = "randomtextwriter", mixinStandardHelpOptions = true,
       description = {"Write about --bytes of random text to OUT (Hadoop's randomtextwriter).",
           "Lines of words from Hadoop's list, into one file or, when OUT ends in / or names a directory,",
-          "a part-m-NNNNN file per map."})
+          "part-m-NNNNN files written by the map tasks on their nodes (OUT must then hold nothing)."})
   static final class RandomTextWriterCmd extends Base {
     @Parameters(index = "0", paramLabel = "OUT")
     String out;
@@ -326,12 +326,19 @@ public final class ExampleCommand implements CommandExtension, Runnable {
       int m = maps != null ? maps : 2 * cluster.spec().nodeCount();
       long s = seed != null ? seed : RANDOM.nextLong();
       String seeds = table("seeds");
-      String text = table("text");
       RandomTextWriter.writeSeeds(client, seeds, m, total);
-      JobResult r = runJob(client, RandomTextWriter.job(seeds, text, s, rowsPerMap));
       boolean dir = ExampleIO.isDirectory(out);
-      Path target = dir ? Files.createDirectories(Path.of(out)) : ExampleIO.outputFile(out, "");
-      long lines = RandomTextWriter.writeText(client, text, target, m, dir);
+      if (dir) { // each map task writes its part file on its node, as Hadoop's does
+        Path target = Path.of(out);
+        JobResult r = runJob(client, RandomTextWriter.jobToFiles(seeds, target, s, rowsPerMap, 0));
+        summary(String.format("%,d lines, %,d bytes (seed %d, %d maps) written to %s", r.counter("RECORDS_WRITTEN"),
+            r.counter("BYTES_WRITTEN"), s, m, target));
+        return 0;
+      }
+      String text = table("text");
+      JobResult r = runJob(client, RandomTextWriter.job(seeds, text, s, rowsPerMap));
+      Path target = ExampleIO.outputFile(out, "");
+      long lines = RandomTextWriter.writeText(client, text, target, m, false);
       summary(String.format("%,d lines, %,d bytes (seed %d, %d maps) written to %s", lines,
           r.counter("BYTES_WRITTEN"), s, m, target));
       return 0;

@@ -54,6 +54,8 @@ public final class RandomTextWriter {
   public static final String MAX_WORDS_VALUE = "randomtextwriter.max-words-value";
   /** Bits of a key that number the rows of one map. */
   public static final int ROW_BITS = 40;
+  /** Set by {@link #jobToFiles}: the mapper emits its lines without keys (a text file's lines). */
+  static final String LINES_ONLY = "randomtextwriter.lines-only";
   /** Most maps a run can have (map indexes fill the key's bits above {@link #ROW_BITS}). */
   public static final int MAX_MAPS = 1 << 22;
 
@@ -81,6 +83,24 @@ public final class RandomTextWriter {
         .outputCompression(Compression.NONE) // plain text, as Hadoop's randomtextwriter writes it
         .config(SEED, Long.toString(seed))
         .config(ROWS_PER_MAP, Long.toString(rowsPerMap))
+        .threads(threads)
+        .build();
+  }
+
+  /**
+   * The job writing its lines straight into text part files in {@code dir}, one per map task,
+   * as Hadoop's map-only RandomTextWriter writes them: lines only (the mapper emits no key), no
+   * table on the way ({@link Job.Builder#outputText}).
+   */
+  public static Job jobToFiles(String seeds, Path dir, long seed, long rowsPerMap, int threads) {
+    return Job.named("randomtextwriter")
+        .jarByClass(RandomTextWriter.class)
+        .input(seeds, Serdes.LONG, Serdes.LONG)
+        .map(RandomTextMapper.class, Serdes.LONG, Serdes.STRING)
+        .outputText(dir)
+        .config(SEED, Long.toString(seed))
+        .config(ROWS_PER_MAP, Long.toString(rowsPerMap))
+        .config(LINES_ONLY, "true")
         .threads(threads)
         .build();
   }
@@ -219,6 +239,7 @@ public final class RandomTextWriter {
     private int maxKey;
     private int minValue;
     private int maxValue;
+    private boolean linesOnly;
     private TaskContext.Counter records;
     private TaskContext.Counter bytes;
 
@@ -230,6 +251,7 @@ public final class RandomTextWriter {
       maxKey = Integer.parseInt(context.get(MAX_WORDS_KEY, "10"));
       minValue = Integer.parseInt(context.get(MIN_WORDS_VALUE, "10"));
       maxValue = Integer.parseInt(context.get(MAX_WORDS_VALUE, "100"));
+      linesOnly = Boolean.parseBoolean(context.get(LINES_ONLY, "false"));
       records = context.counter("RECORDS_WRITTEN");
       bytes = context.counter("BYTES_WRITTEN");
     }
@@ -240,7 +262,7 @@ public final class RandomTextWriter {
       long left = share;
       for (long row = 1; left > 0 && (rowsPerMap == 0 || row <= rowsPerMap); row++) {
         String line = g.nextLine();
-        out.emit(key(map, row), line);
+        out.emit(linesOnly ? null : key(map, row), line);
         long n = line.length() + 1L; // the words are ASCII; one byte for the newline
         left -= n;
         bytes.increment(n);

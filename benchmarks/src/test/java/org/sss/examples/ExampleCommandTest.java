@@ -136,9 +136,21 @@ class ExampleCommandTest {
     assertEquals(0, sss("--cluster", cluster, "example", "randomtextwriter", random + "/", "--bytes", "20k",
         "--maps", "3", "--seed", "7"), err.toString());
     long size = 0;
-    for (int m = 0; m < 3; m++) {
-      size += Files.size(random.resolve(String.format("part-m-%05d", m)));
+    int parts = 0;
+    try (var files = Files.list(random)) {
+      for (Path p : files.toList()) {
+        if (p.getFileName().toString().startsWith("part-m-")) {
+          size += Files.size(p);
+          parts++;
+          for (String line : Files.readAllLines(p)) {
+            // the line as Hadoop's writes it (key words, a tab, value words), with no key of ours before it
+            assertTrue(line.matches("[^\\t\\d]+\t[^\\t\\d]+"), "a line of words, no key: " + line);
+          }
+        }
+      }
     }
+    assertTrue(parts >= 3, "a part file per map task");
+    assertTrue(Files.exists(random.resolve("_SUCCESS")));
     assertTrue(size >= 20 * 1024 && size < 20 * 1024 + 3 * 2000, "size " + size);
 
     Path docs = Files.createDirectories(dir.resolve("docs"));

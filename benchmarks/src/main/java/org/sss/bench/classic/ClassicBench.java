@@ -135,7 +135,7 @@ public final class ClassicBench {
                   boolean dump = i == plan.runs() - 1 && text == null && plan.wordcountInput() == null
                       && plan.jobs().contains(ClassicPlan.WORDCOUNT);
                   Path t = work.resolve("text.txt");
-                  o = sssRandomTextWriter(plan, cluster.get(), param, value, run, dump ? t : null);
+                  o = sssRandomTextWriter(plan, cluster.get(), work, param, value, run, dump ? t : null);
                   if (dump) {
                     text = t;
                     textFrom = "SSS's RandomTextWriter";
@@ -238,41 +238,70 @@ public final class ClassicBench {
     return new Outcome(job, param, value, engine, run.warmup(), run.index(), null, null, null, false, "failed: " + msg);
   }
 
-  private Outcome sssRandomTextWriter(ClassicPlan plan, SssCluster cluster, String param, String value, Run run,
-                                      Path dumpTo) throws Exception {
+  /**
+   * One SSS RandomTextWriter run: its map tasks write their lines straight into part files, as
+   * Hadoop's map-only job writes its output ({@link RandomTextWriter#jobToFiles}); the files are
+   * read back untimed to check the job's own counts of lines and bytes.
+   */
+  private Outcome sssRandomTextWriter(ClassicPlan plan, SssCluster cluster, Path work, String param, String value,
+                                      Run run, Path dumpTo) throws Exception {
     int maps = plan.threads();
     String id = Long.toHexString(System.nanoTime());
     String seeds = "classic-rtw-seeds-" + id;
-    String table = "classic-rtw-text-" + id;
+    Path dir = work.resolve("sss-randomtextwriter-" + id);
     try (SssClient client = cluster.client()) {
       try {
         progress.phase("job");
         long t0 = System.nanoTime();
         RandomTextWriter.writeSeeds(client, seeds, maps, plan.textBytes());
         JobClock.Timed<JobResult> timed = JobClock.sss(t0, client,
-            RandomTextWriter.job(seeds, table, System.nanoTime(), 0, plan.threadsPerNode()), listener());
+            RandomTextWriter.jobToFiles(seeds, dir, System.nanoTime(), 0, plan.threadsPerNode()), listener());
         JobResult r = timed.value();
         double seconds = timed.seconds();
         progress.phase("verify");
         long bytes = r.counter("BYTES_WRITTEN");
         long records = r.counter("RECORDS_WRITTEN");
-        long rows = client.count(table);
+        List<Path> parts;
+        try (var files = Files.list(dir)) {
+          parts = files.filter(f -> f.getFileName().toString().startsWith("part-")).sorted().toList();
+        }
+        long lines = 0;
+        long fileBytes = 0;
+        for (Path part : parts) {
+          fileBytes += Files.size(part);
+          byte[] buf = new byte[1 << 20];
+          try (var in = Files.newInputStream(part)) {
+            for (int n = in.read(buf); n > 0; n = in.read(buf)) {
+              for (int i = 0; i < n; i++) {
+                lines += buf[i] == '\n' ? 1 : 0;
+              }
+            }
+          }
+        }
         StringBuilder problem = new StringBuilder();
-        if (rows != records) {
-          problem.append(rows).append(" rows but ").append(records).append(" records written; ");
+        if (lines != records || fileBytes != bytes) {
+          problem.append(lines).append(" lines of ").append(fileBytes).append(" bytes in the files, but the job wrote ")
+              .append(records).append(" of ").append(bytes).append("; ");
+        }
+        if (!Files.exists(dir.resolve(org.sss.core.io.TextOutputDir.SUCCESS))) {
+          problem.append("no _SUCCESS; ");
         }
         if (bytes < plan.textBytes() || bytes > plan.textBytes() + (long) maps * (1 << 16)) {
           problem.append(bytes).append(" bytes written, asked ").append(plan.textBytes()).append("; ");
         }
         if (dumpTo != null) {
-          RandomTextWriter.writeText(client, table, dumpTo, maps, false);
+          try (var out = Files.newOutputStream(dumpTo)) {
+            for (Path part : parts) {
+              Files.copy(part, out);
+            }
+          }
         }
         return new Outcome(ClassicPlan.RANDOMTEXTWRITER, param, value, "sss", run.warmup(), run.index(), null, null,
-            seconds, problem.length() == 0, String.format(Locale.ROOT, "%d maps, %,d lines, %,d bytes with newlines%s",
-            maps, records, bytes, problem.length() == 0 ? "" : "; " + problem));
+            seconds, problem.length() == 0, String.format(Locale.ROOT, "%d maps writing part files, %,d lines, %,d bytes"
+            + " with newlines%s", maps, records, bytes, problem.length() == 0 ? "" : "; " + problem));
       } finally {
         client.dropTable(seeds, true);
-        client.dropTable(table, true);
+        HadoopClassic.deleteTree(dir);
       }
     }
   }
