@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import org.sss.client.BulkWriter;
 import org.sss.client.SssClient;
 import org.sss.client.job.Job;
@@ -39,7 +38,7 @@ import org.sss.core.proto.TableOptions;
  * the table in key order is map 0's lines, then map 1's, and so on. A map stops after the line
  * that reaches its byte share (counting each line's bytes and its newline, so the text written
  * out has about the asked size), or after {@link #ROWS_PER_MAP} rows when that is set. Each map
- * draws from its own {@link Random} seeded from {@link #SEED} and its index, so a run is
+ * draws from its own {@code java.util.Random} sequence seeded from {@link #SEED} and its index, so a run is
  * reproducible.
  */
 public final class RandomTextWriter {
@@ -54,12 +53,13 @@ public final class RandomTextWriter {
   public static final String MAX_WORDS_VALUE = "randomtextwriter.max-words-value";
   /** Bits of a key that number the rows of one map. */
   public static final int ROW_BITS = 40;
-  /** Set by {@link #jobToFiles}: the mapper emits its lines without keys (a text file's lines). */
-  static final String LINES_ONLY = "randomtextwriter.lines-only";
   /** Most maps a run can have (map indexes fill the key's bits above {@link #ROW_BITS}). */
   public static final int MAX_MAPS = 1 << 22;
 
   private static final List<String> WORDS = loadWords();
+  /** The words as the bytes the lines hold (they are ASCII). */
+  private static final byte[][] WORD_BYTES = WORDS.stream()
+      .map(w -> w.getBytes(java.nio.charset.StandardCharsets.US_ASCII)).toArray(byte[][]::new);
 
   private RandomTextWriter() {}
 
@@ -96,11 +96,10 @@ public final class RandomTextWriter {
     return Job.named("randomtextwriter")
         .jarByClass(RandomTextWriter.class)
         .input(seeds, Serdes.LONG, Serdes.LONG)
-        .map(RandomTextMapper.class, Serdes.LONG, Serdes.STRING)
+        .map(RandomLinesMapper.class, Serdes.LONG, Serdes.STRING_BYTES)
         .outputText(dir)
         .config(SEED, Long.toString(seed))
         .config(ROWS_PER_MAP, Long.toString(rowsPerMap))
-        .config(LINES_ONLY, "true")
         .threads(threads)
         .build();
   }
@@ -189,19 +188,20 @@ public final class RandomTextWriter {
 
   /** One map's lines, in order: what its task writes. */
   public static final class Generator {
-    private final Random random;
+    private final Lcg random;
     private final int minKey;
     private final int keyRange;
     private final int minValue;
     private final int valueRange;
-    private final StringBuilder line = new StringBuilder(1024);
+    private byte[] line = new byte[1024];
+    private int length;
 
     public Generator(long seed, long map, int minKey, int maxKey, int minValue, int maxValue) {
       if (minKey < 0 || maxKey < minKey || minValue < 0 || maxValue < minValue) {
         throw new IllegalArgumentException("bad word counts: key " + minKey + ".." + maxKey
             + ", value " + minValue + ".." + maxValue);
       }
-      this.random = new Random(seed * 0x9E3779B97F4A7C15L + map);
+      this.random = new Lcg(seed * 0x9E3779B97F4A7C15L + map);
       this.minKey = minKey;
       this.keyRange = maxKey - minKey;
       this.minValue = minValue;
@@ -214,32 +214,84 @@ public final class RandomTextWriter {
     }
 
     public String nextLine() {
-      line.setLength(0);
+      return new String(nextLineBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
+    /** The next line's bytes (the words are ASCII), without its newline. */
+    public byte[] nextLineBytes() {
+      length = 0;
       sentence(minKey + (keyRange != 0 ? random.nextInt(keyRange) : 0));
-      line.append('\t');
+      append(TAB);
       sentence(minValue + (valueRange != 0 ? random.nextInt(valueRange) : 0));
-      return line.toString();
+      return java.util.Arrays.copyOf(line, length);
     }
 
     private void sentence(int words) {
       for (int i = 0; i < words; i++) {
         if (i > 0) {
-          line.append(' ');
+          append(SPACE);
         }
-        line.append(WORDS.get(random.nextInt(WORDS.size())));
+        append(WORD_BYTES[random.nextInt(WORD_BYTES.length)]);
       }
+    }
+
+    private void append(byte[] b) {
+      if (length + b.length > line.length) {
+        line = java.util.Arrays.copyOf(line, Math.max(2 * line.length, length + b.length));
+      }
+      System.arraycopy(b, 0, line, length, b.length);
+      length += b.length;
+    }
+
+    private static final byte[] TAB = {'\t'};
+    private static final byte[] SPACE = {' '};
+  }
+
+  /**
+   * {@code java.util.Random}'s generator as its documentation specifies it (the 48-bit linear
+   * congruential generator and {@code nextInt}'s rejection loop), so the same seed gives the
+   * same text, without its atomic seed: one compare-and-set per word, 100 million per GiB,
+   * for a sequence only one thread draws from.
+   */
+  static final class Lcg {
+    private static final long MULTIPLIER = 0x5DEECE66DL;
+    private static final long ADDEND = 0xBL;
+    private static final long MASK = (1L << 48) - 1;
+    private long seed;
+
+    Lcg(long seed) {
+      this.seed = (seed ^ MULTIPLIER) & MASK;
+    }
+
+    private int next(int bits) {
+      seed = (seed * MULTIPLIER + ADDEND) & MASK;
+      return (int) (seed >>> (48 - bits));
+    }
+
+    int nextInt(int bound) {
+      int r = next(31);
+      int m = bound - 1;
+      if ((bound & m) == 0) {
+        return (int) ((bound * (long) r) >> 31);
+      }
+      for (int u = r; u - (r = u % bound) + m < 0; u = next(31)) {
+        // rejected: a value from the incomplete last range
+      }
+      return r;
     }
   }
 
-  /** Writes lines of random words until the map's byte share (or row limit) is reached. */
-  public static final class RandomTextMapper implements Mapper<Long, Long, Long, String> {
+  /**
+   * Writes lines of random words until the map's byte share (or row limit) is reached, each
+   * as {@link #emit} says.
+   */
+  abstract static class LineWriter<K, V> implements Mapper<Long, Long, K, V> {
     private long seed;
     private long rowsPerMap;
     private int minKey;
     private int maxKey;
     private int minValue;
     private int maxValue;
-    private boolean linesOnly;
     private TaskContext.Counter records;
     private TaskContext.Counter bytes;
 
@@ -251,23 +303,41 @@ public final class RandomTextWriter {
       maxKey = Integer.parseInt(context.get(MAX_WORDS_KEY, "10"));
       minValue = Integer.parseInt(context.get(MIN_WORDS_VALUE, "10"));
       maxValue = Integer.parseInt(context.get(MAX_WORDS_VALUE, "100"));
-      linesOnly = Boolean.parseBoolean(context.get(LINES_ONLY, "false"));
       records = context.counter("RECORDS_WRITTEN");
       bytes = context.counter("BYTES_WRITTEN");
     }
 
     @Override
-    public void map(Long map, Long share, Emitter<Long, String> out) {
+    public void map(Long map, Long share, Emitter<K, V> out) {
       Generator g = new Generator(seed, map, minKey, maxKey, minValue, maxValue);
       long left = share;
       for (long row = 1; left > 0 && (rowsPerMap == 0 || row <= rowsPerMap); row++) {
-        String line = g.nextLine();
-        out.emit(linesOnly ? null : key(map, row), line);
-        long n = line.length() + 1L; // the words are ASCII; one byte for the newline
+        byte[] line = g.nextLineBytes();
+        emit(map, row, line, out);
+        long n = line.length + 1L; // one byte for the newline
         left -= n;
         bytes.increment(n);
         records.increment();
       }
+    }
+
+    /** Emits row {@code row} (from 1) of map {@code map}. */
+    abstract void emit(long map, long row, byte[] line, Emitter<K, V> out);
+  }
+
+  /** Lines keyed by {@link #key}, as strings: into a table. */
+  public static final class RandomTextMapper extends LineWriter<Long, String> {
+    @Override
+    void emit(long map, long row, byte[] line, Emitter<Long, String> out) {
+      out.emit(key(map, row), new String(line, java.nio.charset.StandardCharsets.US_ASCII));
+    }
+  }
+
+  /** Lines as their bytes, without keys: into text files, a line each ({@link #jobToFiles}). */
+  public static final class RandomLinesMapper extends LineWriter<Long, byte[]> {
+    @Override
+    void emit(long map, long row, byte[] line, Emitter<Long, byte[]> out) {
+      out.emit(null, line);
     }
   }
 
