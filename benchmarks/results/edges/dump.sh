@@ -43,6 +43,7 @@ for r in $(seq 1 "$ROUNDS"); do
   echo "sss dump into one file (client),$r,$s,$(rate "$BYTES" "$s")" >> $OUT/dump.csv
 done
 rm -rf "$T/parts" "$T/one.txt"; sync
+BYTES=$(stat -c %s "$TEXT") # dd copies the text file
 for r in 1 2; do
   w=$(secs dd if="$TEXT" of="$T/dd.out" bs=4M)
   echo "dd write (page cache),$r,$w,$(rate "$BYTES" "$w")" >> $OUT/dump.csv
@@ -53,8 +54,8 @@ for r in 1 2; do
   echo "dd write with fsync,$r,$f,$(rate "$BYTES" "$f")" >> $OUT/dump.csv
   [ "$r" = 2 ] || { rm -f "$T/dd.out"; sync; }
 done
-echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true
+echo 3 > /proc/sys/vm/drop_caches # needs root, as the read must come from the disk
 d=$(secs dd if="$T/dd.out" of=/dev/null bs=4M)
-echo "dd read,1,$d,$(rate "$BYTES" "$d")" >> $OUT/dump.csv
+echo "dd read (caches dropped),1,$d,$(rate "$BYTES" "$d")" >> $OUT/dump.csv
 echo "benchmarks/results/edges/dump.sh $ROUNDS" > $OUT/dump-command.txt
 cat $OUT/dump.csv

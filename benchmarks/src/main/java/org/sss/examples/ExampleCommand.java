@@ -302,7 +302,8 @@ public final class ExampleCommand implements CommandExtension, Runnable {
   @Command(name = "randomtextwriter", mixinStandardHelpOptions = true,
       description = {"Write about --bytes of random text to OUT (Hadoop's randomtextwriter).",
           "Lines of words from Hadoop's list, into one file or, when OUT ends in / or names a directory,",
-          "part-m-NNNNN files written by the map tasks on their nodes (OUT must then hold nothing)."})
+          "part-m-NNNNN files written by the map tasks on their nodes, a file per partition of the seed table",
+          "(OUT must then hold nothing)."})
   static final class RandomTextWriterCmd extends Base {
     @Parameters(index = "0", paramLabel = "OUT")
     String out;
@@ -330,7 +331,19 @@ public final class ExampleCommand implements CommandExtension, Runnable {
       boolean dir = ExampleIO.isDirectory(out);
       if (dir) { // each map task writes its part file on its node, as Hadoop's does
         Path target = Path.of(out);
-        JobResult r = runJob(client, RandomTextWriter.jobToFiles(seeds, target, s, rowsPerMap, 0));
+        JobResult r;
+        try {
+          r = runJob(client, RandomTextWriter.jobToFiles(seeds, target, s, rowsPerMap, 0));
+        } catch (org.sss.client.job.JobFailedException e) {
+          if (e.code() != org.sss.core.proto.ErrorCode.NO_SUCH_FILE) {
+            throw e;
+          }
+          // the nodes cannot see OUT (another machine): the text goes through a table, written out from here
+          System.err.println(e.getMessage().lines().findFirst().orElse("") + "; writing " + target + " from here");
+          String text = table("text");
+          r = runJob(client, RandomTextWriter.job(seeds, text, s, rowsPerMap));
+          RandomTextWriter.writeText(client, text, Files.createDirectories(target), m, true);
+        }
         summary(String.format("%,d lines, %,d bytes (seed %d, %d maps) written to %s", r.counter("RECORDS_WRITTEN"),
             r.counter("BYTES_WRITTEN"), s, m, target));
         return 0;

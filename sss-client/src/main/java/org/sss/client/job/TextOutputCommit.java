@@ -63,7 +63,8 @@ public final class TextOutputCommit {
           .orElse(null);
       if (found != null) {
         throw new JobFailedException(ErrorCode.TABLE_EXISTS, "job " + jobName + ": output directory " + dir
-            + " already holds " + found.getFileName() + " (write elsewhere, or overwrite)", null);
+            + " already holds " + found.getFileName() + (committing ? ", written there while the job ran: its parts"
+            + " are left in " + TextOutputDir.TEMPORARY + " below it" : " (write elsewhere, or overwrite)"), null);
       }
     }
   }
@@ -84,16 +85,19 @@ public final class TextOutputCommit {
   public int commit(String jobId) {
     Path attempt = TextOutputDir.attemptDir(dir, jobId);
     try {
+      committing = true; // from here on a failure keeps the parts: the job's work is done
       if (!overwrite) {
         requireEmpty();
       }
-      committing = true;
       Files.deleteIfExists(dir.resolve(TextOutputDir.SUCCESS));
       java.util.Set<Path> moved = new java.util.HashSet<>();
       try (DirectoryStream<Path> parts = Files.newDirectoryStream(attempt)) {
         for (Path p : parts) {
           Path target = dir.resolve(p.getFileName());
           if (overwrite) {
+            if (Files.isDirectory(target, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+              deleteTree(target); // an old entry of a part's name; a file cannot be renamed onto it
+            }
             Files.move(p, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
           } else {
             Files.move(p, target); // refuses an existing file

@@ -213,7 +213,14 @@ class TextOutputTest {
     JobFailedException e = assertThrows(JobFailedException.class, running::await);
     assertEquals(ErrorCode.TABLE_EXISTS, e.code(), e.getMessage());
     assertEquals("someone else's", Files.readString(mine));
-    assertEquals(List.of(mine), list(out), "no other part, no _SUCCESS, no _temporary");
+    assertEquals(List.of(out.resolve(TextOutputDir.TEMPORARY), mine), list(out), "no part moved, no _SUCCESS");
+    long lines = 0;
+    try (Stream<Path> kept = Files.walk(out.resolve(TextOutputDir.TEMPORARY))) {
+      for (Path p : kept.filter(Files::isRegularFile).toList()) {
+        lines += Files.readAllLines(p).size();
+      }
+    }
+    assertEquals(5000, lines, "the finished job's parts are kept below _temporary, every line");
   }
 
   @Test

@@ -179,7 +179,6 @@ public final class EngineService implements AutoCloseable {
     try {
       if (!spec.getOutputDir().isEmpty()) {
         checkOutputDir(jobId, spec);
-        fileOutputs.put(jobId, org.sss.core.io.TextOutputDir.attemptDir(java.nio.file.Path.of(spec.getOutputDir()), jobId));
       }
       if (!spec.getOutputTable().isEmpty() || spec.getOutputDir().isEmpty()) {
         checkFenced(jobId, spec.getOutputTable());
@@ -255,6 +254,10 @@ public final class EngineService implements AutoCloseable {
     List<Integer> partitions = tasksOf(run);
     int threads = spec.getThreads() > 0 ? spec.getThreads() : defaultThreads;
     StageExecution execution = new StageExecution(context, partitions, threads, readers, runners);
+    if (context.writesFiles()) {
+      // before the abort check below: an abort from here on deletes the files, one before is seen there
+      fileOutputs.put(jobId, org.sss.core.io.TextOutputDir.attemptDir(java.nio.file.Path.of(spec.getOutputDir()), jobId));
+    }
     if (running.putIfAbsent(jobId, execution) != null) {
       jars.release(spec.getJarHash());
       releaseCopies.run();
