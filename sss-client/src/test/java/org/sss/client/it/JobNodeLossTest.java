@@ -31,7 +31,8 @@ import org.sss.core.keys.PairTypes;
 /**
  * A node killed (kill -9) while a job maps and a bulk load writes, on three server processes
  * keeping two copies: the job runs again on the nodes in sync once the members decide the node
- * out, and completes with the answer a plain count gives, its counters saying it ran again; the
+ * out, and completes with the answer a plain count gives, its counters saying it ran again (so
+ * does the same job writing part files, whose directory then holds the rerun's parts only); the
  * load goes on and every pair it wrote is there. The node then comes back, gets the output
  * table made while it was out, and every copy of both tables is the test's model.
  */
@@ -86,18 +87,44 @@ class JobNodeLossTest {
             .map(GatedModulo.class, Serdes.LONG, Serdes.LONG)
             .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
             .output("groups").config(GatedModulo.GATE, gate.toString()).build());
+        // the same job writing part files: its attempt's files are given up with the attempt
+        Path filesGate = Files.createDirectories(dir.resolve("files-gate"));
+        Path out = dir.resolve("groups-out");
+        RunningJob filesJob = client.submit(Job.named("groups-files").input("rows", Serdes.LONG, Serdes.STRING)
+            .map(GatedModulo.class, Serdes.LONG, Serdes.LONG)
+            .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
+            .outputText(out).config(GatedModulo.GATE, filesGate.toString()).build());
         long deadline = System.nanoTime() + 60_000_000_000L;
-        while (!started(gate, 1)) {
+        while (!started(gate, 1) || !started(filesGate, 1)) {
           assertTrue(System.nanoTime() < deadline, "node 1 did not start mapping within 60 s");
           Thread.sleep(20);
         }
         cluster.kill(1);
         long writtenAtKill = written.get();
         Files.writeString(gate.resolve("open"), "");
+        Files.writeString(filesGate.resolve("open"), "");
         JobResult result = job.await();
         assertEquals(1L, result.counters().get(JobResult.RERUNS_COUNTER), result.counters().toString());
         assertEquals(expected, read(client, "groups"), "the job's answer, computed without node 1");
         assertEquals(GROUPS, client.count("groups"));
+        JobResult filesResult = filesJob.await();
+        assertEquals(1L, filesResult.counters().get(JobResult.RERUNS_COUNTER), filesResult.counters().toString());
+        Map<Long, Long> inFiles = new TreeMap<>();
+        try (var entries = Files.list(out)) {
+          for (Path p : entries.toList()) {
+            String name = p.getFileName().toString();
+            if (name.equals(org.sss.core.io.TextOutputDir.SUCCESS)) {
+              continue;
+            }
+            assertTrue(name.matches("part-r-\\d{5}"), "only the rerun's parts and _SUCCESS: " + name);
+            for (String line : Files.readAllLines(p)) {
+              String[] kv = line.split("\t");
+              assertEquals(null, inFiles.put(Long.parseLong(kv[0]), Long.parseLong(kv[1])), "a group twice: " + line);
+            }
+          }
+        }
+        assertEquals(expected, inFiles, "the part files' answer, computed without node 1");
+        assertTrue(Files.exists(out.resolve(org.sss.core.io.TextOutputDir.SUCCESS)));
         long until = System.nanoTime() + 30_000_000_000L;
         while (written.get() < writtenAtKill + 2_000 && System.nanoTime() < until && !load.isDone()) {
           Thread.sleep(20); // the load goes on without node 1, now decided out
