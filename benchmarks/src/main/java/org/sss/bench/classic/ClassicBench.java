@@ -311,19 +311,25 @@ public final class ClassicBench {
         progress.update((stage + (total == 0 ? 0 : (double) done / total)) / stages);
   }
 
-  /** Writes about {@code bytes} of RandomTextWriter text with SSS's generator (when no engine wrote any). */
-  static void writeText(Path file, long bytes, int maps) throws IOException {
+  /**
+   * Writes about {@code bytes} of RandomTextWriter text with SSS's generator (when no engine
+   * wrote any, and for the store benchmark's text rows); returns the lines written.
+   */
+  public static long writeText(Path file, long bytes, int maps) throws IOException {
+    long lines = 0;
     try (OutputStream os = new java.io.BufferedOutputStream(Files.newOutputStream(file), 1 << 16)) {
       for (int m = 0; m < maps; m++) {
         RandomTextWriter.Generator g = new RandomTextWriter.Generator(1, m);
         for (long left = RandomTextWriter.bytesOfMap(m, maps, bytes); left > 0; ) {
-          byte[] line = g.nextLine().getBytes(StandardCharsets.US_ASCII);
+          byte[] line = g.nextLineBytes();
           os.write(line);
           os.write('\n');
           left -= line.length + 1;
+          lines++;
         }
       }
     }
+    return lines;
   }
 
   /**

@@ -20,6 +20,7 @@ import org.sss.client.SssClient;
 import org.sss.client.TableScan;
 import org.sss.client.cluster.LocalProcessCluster;
 import org.sss.client.cluster.SssCluster;
+import org.sss.client.io.BulkIO;
 import org.sss.core.api.Pair;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.Compression;
@@ -148,6 +149,11 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
           + " (default: ${DEFAULT-VALUE})")
   int settleSeconds;
 
+  @Option(names = "--text-bytes", defaultValue = "1073741824",
+      description = "bytes of RandomTextWriter text for the load and dump rows, beside `dd` of the same file"
+          + " (default: ${DEFAULT-VALUE}; 0: none)")
+  long textBytes;
+
   @Option(names = "--skip-processes", description = "skip the 3-process cluster")
   boolean skipProcesses;
 
@@ -233,6 +239,9 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       if (!shape.equals("small")) {
         runShape(shapeName(largeValueBytes), new BenchPairs(largePairs, largeValueBytes), processes);
       }
+      if (textBytes > 0) {
+        runText(processes);
+      }
     } finally {
       stopQuietly(clusterDir);
       try {
@@ -285,6 +294,117 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
         pids.add(processes.pid(i).orElseThrow(() -> new IllegalStateException("a server process is not running")));
       }
       client(shapeName, "client-processes-3" + (replication > 1 ? "-r" + replication : ""), processes, new CpuMeter(pids), data, expected);
+    }
+  }
+
+  // ---- text files in and out, beside dd ---------------------------------------------------
+
+  static final String TEXT_SHAPE = "text";
+  static final String DD = "dd";
+  private static final String TEXT_TABLE = "bench-text";
+
+  /**
+   * The edges: a RandomTextWriter text loaded into a table (the nodes read the file: a job) and
+   * dumped into part files (every node writes its partitions), each path after `dd` of the same
+   * file, so that a row's ratio to the disk is in the same run.
+   */
+  private void runText(LocalProcessCluster processes) throws IOException {
+    log.printf("%n== shape %s: %,d bytes of RandomTextWriter text ==%n", TEXT_SHAPE, textBytes);
+    Path dir = Files.createTempDirectory(workDir, "sss-bench-text-");
+    scratchDirs.add(dir);
+    Path text = dir.resolve("text.txt");
+    long lines = org.sss.bench.classic.ClassicBench.writeText(text, textBytes, 1);
+    long bytes = Files.size(text);
+    Path copy = dir.resolve("dd.out");
+    report.add(dd(lines, bytes, "write", "if=" + text, "of=" + copy, "bs=4M", "conv=fsync"));
+    dropCaches();
+    report.add(dd(lines, bytes, "read", "if=" + copy, "of=/dev/null", "bs=4M"));
+    Files.delete(copy);
+    if (!skipEmbedded) {
+      try (SssCluster cluster = SssCluster.embedded(1)) {
+        textPath("client-embedded-1", cluster, new CpuMeter(List.of()), text, lines, bytes, dir);
+      }
+    }
+    if (processes != null) {
+      List<Long> pids = new ArrayList<>();
+      for (int i = 0; i < processes.spec().nodeCount(); i++) {
+        pids.add(processes.pid(i).orElseThrow(() -> new IllegalStateException("a server process is not running")));
+      }
+      textPath("client-processes-3" + (replication > 1 ? "-r" + replication : ""), processes, new CpuMeter(pids), text,
+          lines, bytes, dir);
+    }
+    deleteTree(dir);
+  }
+
+  /** `dd` itself, as a process: the disk's rate for the same bytes. */
+  private Row dd(long lines, long bytes, String op, String... args) throws IOException {
+    List<String> cmd = new ArrayList<>(List.of("dd"));
+    cmd.addAll(List.of(args));
+    long t0 = System.nanoTime();
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String said = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    try {
+      check(p.waitFor() == 0, "dd " + String.join(" ", args) + " failed: " + said);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(e);
+    }
+    double seconds = seconds(t0);
+    log.printf("[%s dd %s]: %,d bytes in %.2f s%n", TEXT_SHAPE, op, bytes, seconds);
+    return new Row(TEXT_SHAPE, DD, op, lines, seconds, bytes, Double.NaN, CpuMeter.loadAverage());
+  }
+
+  /** The read of `dd` comes from the disk only after the page cache is dropped (root only). */
+  private void dropCaches() {
+    try {
+      Files.writeString(Path.of("/proc/sys/vm/drop_caches"), "3");
+      report.setting("dd read", "after the page cache was dropped");
+    } catch (IOException | SecurityException notRoot) {
+      report.setting("dd read", "from the page cache (dropping it needs root)");
+    }
+  }
+
+  private void textPath(String path, SssCluster cluster, CpuMeter cpu, Path text, long lines, long bytes, Path dir)
+      throws IOException {
+    try (SssClient client = cluster.client()) {
+      double cpu0 = cpu.seconds();
+      long t0 = System.nanoTime();
+      long loaded = BulkIO.load(client, TEXT_TABLE, text, org.sss.core.proto.DataType.STRING, false, n -> { },
+          org.sss.client.job.ProgressListener.none());
+      double seconds = seconds(t0);
+      double cpuSeconds = cpu.seconds() - cpu0;
+      double load = CpuMeter.loadAverage();
+      check(loaded == lines && client.count(TEXT_TABLE) == lines, path + " load: " + loaded + " lines loaded, "
+          + client.count(TEXT_TABLE) + " counted, " + lines + " in the file");
+      log.printf("[%s %s load]: %,d lines in %.2f s, verified%n", TEXT_SHAPE, path, lines, seconds);
+      report.add(new Row(TEXT_SHAPE, path, "load", lines, seconds, bytes, cpuSeconds, load));
+
+      settle(path, cpu, () -> client.tableStats(TEXT_TABLE).getBackgroundWork());
+      Path parts = dir.resolve("dump-" + path);
+      cpu0 = cpu.seconds();
+      t0 = System.nanoTime();
+      long dumped = BulkIO.dumpParts(client, TEXT_TABLE, parts, false, org.sss.client.job.ProgressListener.none(),
+          n -> { });
+      seconds = seconds(t0);
+      cpuSeconds = cpu.seconds() - cpu0;
+      load = CpuMeter.loadAverage();
+      long partLines = 0;
+      long partBytes = 0;
+      try (Stream<Path> files = Files.list(parts)) {
+        for (Path f : files.filter(f -> f.getFileName().toString().startsWith("part-")).toList()) {
+          partBytes += Files.size(f);
+          try (Stream<String> l = Files.lines(f, java.nio.charset.StandardCharsets.ISO_8859_1)) {
+            partLines += l.count();
+          }
+        }
+      }
+      check(dumped == lines && partLines == lines, path + " dump: " + dumped + " pairs dumped, " + partLines
+          + " lines in the part files, " + lines + " loaded");
+      log.printf("[%s %s dump]: %,d lines, %,d bytes in %.2f s, verified%n", TEXT_SHAPE, path, lines, partBytes,
+          seconds);
+      report.add(new Row(TEXT_SHAPE, path, "dump", lines, seconds, partBytes, cpuSeconds, load));
+      deleteTree(parts);
+      client.dropTable(TEXT_TABLE, true);
     }
   }
 

@@ -22,12 +22,14 @@ class StoreThroughputBenchmarkTest {
   void aTinyRunWarmsUpSettlesRepeatsItsScansAndWritesEveryRow() throws Exception {
     Path out = dir.resolve("out");
     int rc = new CommandLine(new StoreThroughputBenchmark()).execute("--shape", "both", "--pairs", "3000",
-        "--large-pairs", "40", "--large-value-bytes", "8192", "--warmup-bytes", "65536", "--scan-repeats", "2", "--settle-seconds", "1",
+        "--large-pairs", "40", "--large-value-bytes", "8192", "--warmup-bytes", "65536", "--scan-repeats", "2", "--settle-seconds", "1", "--text-bytes", "200000",
         "--skip-processes", "--work-dir", dir.resolve("work").toString(), "--out", out.toString());
     assertEquals(0, rc);
     List<String> csv = Files.readAllLines(out.resolve("results.csv"));
-    // per shape: raw put + scan; embedded put, scan, scan-ordered, put-wal
-    assertEquals(1 + 2 * 6, csv.size(), String.join("\n", csv));
+    // per shape: raw put + scan; embedded put, scan, scan-ordered, put-wal; text: dd write, read; embedded load, dump
+    assertEquals(1 + 2 * 6 + 4, csv.size(), String.join("\n", csv));
+    assertTrue(csv.stream().anyMatch(l -> l.startsWith("text,dd,write,")), csv.toString());
+    assertTrue(csv.stream().anyMatch(l -> l.startsWith("text,client-embedded-1,dump,")), csv.toString());
     assertTrue(csv.stream().anyMatch(l -> l.contains("client-embedded-1") && l.contains("scan-ordered")), csv.toString());
     String md = Files.readString(out.resolve("results.md"));
     assertTrue(md.contains("2 per path and order, each verified; the median is reported"), md);
