@@ -205,7 +205,7 @@ public final class ResultTables implements Callable<Integer> {
     StringBuilder t = new StringBuilder("| shape | path | put, ratio to raw | full scan, ratio to raw | ordered scan, ratio to raw |\n"
         + "|---|---|---:|---:|---:|\n");
     List<String> shapes = results.rows.stream().filter(r -> results.get(r, "path").equals("raw-rocksdb"))
-        .map(r -> results.get(r, "shape")).distinct().toList(); // the text rows are in the README's own table
+        .map(r -> results.get(r, "shape")).distinct().toList(); // the text rows have no raw RocksDB to compare with
     for (String shape : shapes) {
       for (String path : List.of("client-processes-3", "client-embedded-1")) {
         t.append("| ").append(shape).append(" | ").append(path);

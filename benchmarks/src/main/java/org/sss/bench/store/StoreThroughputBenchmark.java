@@ -149,10 +149,14 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
           + " (default: ${DEFAULT-VALUE})")
   int settleSeconds;
 
-  @Option(names = "--text-bytes", defaultValue = "1073741824",
-      description = "bytes of RandomTextWriter text for the load and dump rows, beside `dd` of the same file"
-          + " (default: ${DEFAULT-VALUE}; 0: none)")
+  @Option(names = "--text-bytes", defaultValue = "0",
+      description = "bytes of RandomTextWriter text for load and dump rows, beside `dd` of the same file"
+          + " (default: none; the published run: 1073741824)")
   long textBytes;
+
+  @Option(names = "--drop-caches", description = "drop the machine's page cache before dd's read (root only;"
+      + " without it the read row is read-cached)")
+  boolean dropCaches;
 
   @Option(names = "--skip-processes", description = "skip the 3-process cluster")
   boolean skipProcesses;
@@ -316,10 +320,19 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
     long lines = org.sss.bench.classic.ClassicBench.writeText(text, textBytes, 1);
     long bytes = Files.size(text);
     Path copy = dir.resolve("dd.out");
-    report.add(dd(lines, bytes, "write", "if=" + text, "of=" + copy, "bs=4M", "conv=fsync"));
-    dropCaches();
-    report.add(dd(lines, bytes, "read", "if=" + copy, "of=/dev/null", "bs=4M"));
-    Files.delete(copy);
+    try {
+      report.add(dd(lines, bytes, "write-cached", copy, "if=" + text, "of=" + copy, "bs=4M"));
+      Files.delete(copy);
+      report.add(dd(lines, bytes, "write", copy, "if=" + text, "of=" + copy, "bs=4M", "conv=fsync"));
+      boolean dropped = dropCaches && dropCaches();
+      report.add(dd(lines, bytes, dropped ? "read" : "read-cached", null, "if=" + copy, "of=/dev/null", "bs=4M"));
+      Files.delete(copy);
+    } catch (IOException e) {
+      report.setting("dd", "not measured: " + e.getMessage());
+      Files.deleteIfExists(copy);
+    }
+    report.setting("text rows", "no warm-up: the load is the first job of the embedded node (the processes ran the"
+        + " other shapes before)");
     if (!skipEmbedded) {
       try (SssCluster cluster = SssCluster.embedded(1)) {
         textPath("client-embedded-1", cluster, new CpuMeter(List.of()), text, lines, bytes, dir);
@@ -336,8 +349,8 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
     deleteTree(dir);
   }
 
-  /** `dd` itself, as a process: the disk's rate for the same bytes. */
-  private Row dd(long lines, long bytes, String op, String... args) throws IOException {
+  /** `dd` itself, as a process: the disk's rate for the same bytes; {@code made}, the file it writes, is checked. */
+  private Row dd(long lines, long bytes, String op, Path made, String... args) throws IOException {
     List<String> cmd = new ArrayList<>(List.of("dd"));
     cmd.addAll(List.of(args));
     long t0 = System.nanoTime();
@@ -350,17 +363,24 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       throw new IOException(e);
     }
     double seconds = seconds(t0);
+    check(made == null || Files.size(made) == bytes, "dd " + op + " wrote " + (made == null ? 0 : Files.size(made))
+        + " bytes of " + bytes);
+    check(made != null || said.contains(bytes + " bytes"), "dd " + op + " did not read " + bytes + " bytes: " + said);
     log.printf("[%s dd %s]: %,d bytes in %.2f s%n", TEXT_SHAPE, op, bytes, seconds);
     return new Row(TEXT_SHAPE, DD, op, lines, seconds, bytes, Double.NaN, CpuMeter.loadAverage());
   }
 
-  /** The read of `dd` comes from the disk only after the page cache is dropped (root only). */
-  private void dropCaches() {
+  /** Syncs, then drops the page cache, so that dd's read comes from the disk; false without root. */
+  private boolean dropCaches() {
     try {
+      new ProcessBuilder("sync").inheritIO().start().waitFor();
       Files.writeString(Path.of("/proc/sys/vm/drop_caches"), "3");
-      report.setting("dd read", "after the page cache was dropped");
+      return true;
     } catch (IOException | SecurityException notRoot) {
-      report.setting("dd read", "from the page cache (dropping it needs root)");
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
   }
 
@@ -369,8 +389,10 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
     try (SssClient client = cluster.client()) {
       double cpu0 = cpu.seconds();
       long t0 = System.nanoTime();
-      long loaded = BulkIO.load(client, TEXT_TABLE, text, org.sss.core.proto.DataType.STRING, false, n -> { },
-          org.sss.client.job.ProgressListener.none());
+      long[] sentByClient = {0};
+      long loaded = BulkIO.load(client, TEXT_TABLE, text, org.sss.core.proto.DataType.STRING, false,
+          n -> sentByClient[0] += n, org.sss.client.job.ProgressListener.none());
+      check(sentByClient[0] == 0, path + " load: the nodes did not read the file (the client sent it)");
       double seconds = seconds(t0);
       double cpuSeconds = cpu.seconds() - cpu0;
       double load = CpuMeter.loadAverage();
@@ -383,8 +405,11 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       Path parts = dir.resolve("dump-" + path);
       cpu0 = cpu.seconds();
       t0 = System.nanoTime();
+      long[] writtenByClient = {0};
       long dumped = BulkIO.dumpParts(client, TEXT_TABLE, parts, false, org.sss.client.job.ProgressListener.none(),
-          n -> { });
+          n -> writtenByClient[0] += n);
+      check(writtenByClient[0] == 0 && Files.exists(parts.resolve("_SUCCESS")), path + " dump: the nodes did not"
+          + " write the part files (the client did), or no _SUCCESS");
       seconds = seconds(t0);
       cpuSeconds = cpu.seconds() - cpu0;
       load = CpuMeter.loadAverage();

@@ -26,8 +26,10 @@ class StoreThroughputBenchmarkTest {
         "--skip-processes", "--work-dir", dir.resolve("work").toString(), "--out", out.toString());
     assertEquals(0, rc);
     List<String> csv = Files.readAllLines(out.resolve("results.csv"));
-    // per shape: raw put + scan; embedded put, scan, scan-ordered, put-wal; text: dd write, read; embedded load, dump
-    assertEquals(1 + 2 * 6 + 4, csv.size(), String.join("\n", csv));
+    // per shape: raw put + scan; embedded put, scan, scan-ordered, put-wal; text: dd write-cached, write, read-cached;
+    // embedded load, dump
+    assertEquals(1 + 2 * 6 + 5, csv.size(), String.join("\n", csv));
+    assertTrue(csv.stream().anyMatch(l -> l.startsWith("text,dd,read-cached,")), "no cache dropped unless asked");
     assertTrue(csv.stream().anyMatch(l -> l.startsWith("text,dd,write,")), csv.toString());
     assertTrue(csv.stream().anyMatch(l -> l.startsWith("text,client-embedded-1,dump,")), csv.toString());
     assertTrue(csv.stream().anyMatch(l -> l.contains("client-embedded-1") && l.contains("scan-ordered")), csv.toString());

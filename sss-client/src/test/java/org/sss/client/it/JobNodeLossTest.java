@@ -32,7 +32,8 @@ import org.sss.core.keys.PairTypes;
  * A node killed (kill -9) while a job maps and a bulk load writes, on three server processes
  * keeping two copies: the job runs again on the nodes in sync once the members decide the node
  * out, and completes with the answer a plain count gives, its counters saying it ran again (so
- * does the same job writing part files, whose directory then holds the rerun's parts only); the
+ * does the same job writing part files, whose directory then holds the parts and _SUCCESS, the first
+ * attempt's directory below _temporary gone); the
  * load goes on and every pair it wrote is there. The node then comes back, gets the output
  * table made while it was out, and every copy of both tables is the test's model.
  */
@@ -116,7 +117,8 @@ class JobNodeLossTest {
             if (name.equals(org.sss.core.io.TextOutputDir.SUCCESS)) {
               continue;
             }
-            assertTrue(name.matches("part-r-\\d{5}"), "only the rerun's parts and _SUCCESS: " + name);
+            assertTrue(name.matches("part-r-\\d{5}"), "parts and _SUCCESS only (the first attempt's"
+                + " _temporary directory is gone): " + name);
             for (String line : Files.readAllLines(p)) {
               String[] kv = line.split("\t");
               assertEquals(null, inFiles.put(Long.parseLong(kv[0]), Long.parseLong(kv[1])), "a group twice: " + line);
