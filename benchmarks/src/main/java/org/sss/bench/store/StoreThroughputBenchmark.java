@@ -96,7 +96,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
   static final String WARMUP_TABLE = "bench_store_warmup";
 
   @Option(names = "--shape", defaultValue = "both",
-      description = "small, large or both (default: ${DEFAULT-VALUE})")
+      description = "small, large, both, or text (the --text-bytes rows only) (default: ${DEFAULT-VALUE})")
   String shape;
 
   @Option(names = "--pairs", defaultValue = "10000000",
@@ -195,8 +195,11 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (!List.of("small", "large", "both").contains(shape)) {
-      throw new CommandLine.ParameterException(spec.commandLine(), "--shape must be small, large or both");
+    if (!List.of("small", "large", "both", "text").contains(shape)) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--shape must be small, large, both or text");
+    }
+    if (shape.equals("text") && textBytes <= 0) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--shape text needs --text-bytes");
     }
     if (pairs < 1 || largePairs < 1 || valueBytes < 0 || largeValueBytes < 0 || batchPairs < 1) {
       throw new CommandLine.ParameterException(spec.commandLine(), "sizes must be positive");
@@ -237,10 +240,10 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
         log.printf("starting 3 server processes (heap %s) in %s%n", serverHeap, clusterDir);
         processes = LocalProcessCluster.start(clusterDir, 3, 0, replication, serverHeap);
       }
-      if (!shape.equals("large")) {
+      if (shape.equals("small") || shape.equals("both")) {
         runShape(shapeName(valueBytes), new BenchPairs(pairs, valueBytes), processes);
       }
-      if (!shape.equals("small")) {
+      if (shape.equals("large") || shape.equals("both")) {
         runShape(shapeName(largeValueBytes), new BenchPairs(largePairs, largeValueBytes), processes);
       }
       if (textBytes > 0) {
