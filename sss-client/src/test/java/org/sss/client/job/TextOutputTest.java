@@ -102,9 +102,16 @@ class TextOutputTest {
     Path out = dir.resolve("counts");
     Job job = Job.named("wc-files").inputText(in).map(Words.class, Serdes.STRING, Serdes.LONG).combine(Sum.class)
         .reduce(Sum.class, Serdes.STRING, Serdes.LONG).outputText(out).build();
-    client.submit(job).await();
+    JobResult result = client.submit(job).await();
 
     assertTrue(Files.exists(out.resolve(TextOutputDir.SUCCESS)));
+    StageSummary reduce = result.stages().get(1);
+    assertEquals(model.size(), reduce.recordsShuffled(), "the lines written, as the stage's written pairs");
+    long bytes = 0;
+    for (Path part : parts(out)) {
+      bytes += Files.size(part);
+    }
+    assertEquals(bytes, reduce.bytesShuffled(), "the bytes written, as the stage's written bytes");
     assertFalse(Files.exists(out.resolve(TextOutputDir.TEMPORARY)), "the attempt's directory is gone");
     Map<String, Long> got = new HashMap<>();
     List<Path> parts = parts(out);

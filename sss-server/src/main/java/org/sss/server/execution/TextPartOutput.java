@@ -80,6 +80,7 @@ final class TextPartOutput<K, V> implements TaskOutput<K, V> {
         print(v, valueType);
       }
       out.write('\n');
+      out.lines++;
     } catch (IOException e) {
       throw new WriteFailed(org.sss.core.proto.ErrorCode.STORAGE_ERROR, "node " + stage.nodeId + " failed writing "
           + file + ": " + e, e);
@@ -126,6 +127,9 @@ final class TextPartOutput<K, V> implements TaskOutput<K, V> {
     out = null;
     try {
       o.close();
+      // the stage's "written" figures: lines and bytes in its files, as a shuffle's are pairs stored
+      stage.shuffle.pairsShuffled.addAndGet(o.lines);
+      stage.shuffle.bytesShuffled.addAndGet(o.bytes);
     } catch (IOException e) {
       throw new WriteFailed(org.sss.core.proto.ErrorCode.STORAGE_ERROR, "node " + stage.nodeId + " failed writing "
           + file + ": " + e, e);
@@ -150,6 +154,8 @@ final class TextPartOutput<K, V> implements TaskOutput<K, V> {
     private final OutputStream file;
     private final byte[] buf = new byte[BUFFER_BYTES];
     private int n;
+    long lines;
+    long bytes;
 
     LineBuffer(OutputStream file) {
       this.file = file;
@@ -169,6 +175,7 @@ final class TextPartOutput<K, V> implements TaskOutput<K, V> {
         drain();
         if (len > buf.length) {
           file.write(b, off, len);
+          bytes += len;
           return;
         }
       }
@@ -202,6 +209,7 @@ final class TextPartOutput<K, V> implements TaskOutput<K, V> {
 
     private void drain() throws IOException {
       file.write(buf, 0, n);
+      bytes += n;
       n = 0;
     }
 
