@@ -14,6 +14,7 @@ import org.sss.core.proto.Request;
 import org.sss.core.transport.Buffers;
 import org.sss.core.transport.PairBlock;
 import org.sss.core.transport.SssException;
+import org.sss.core.keys.StoredKeys;
 
 /**
  * Writes many pairs into a table fast: pairs are routed to their owner node, packed into one
@@ -155,9 +156,8 @@ public final class BulkWriter implements AutoCloseable {
       append(partitions.ownerOf(partition), partition, key, value, true);
     } else {
       if (sinceCheckpoint != null) {
-        PairBlock.writeVarint(sinceCheckpoint, key.length + PartitionMap.PREFIX_BYTES);
-        sinceCheckpoint.writeShort(partition);
-        sinceCheckpoint.writeBytes(key);
+        PairBlock.writeVarint(sinceCheckpoint, StoredKeys.storedLength(key.length, false));
+        StoredKeys.writeStored(sinceCheckpoint, partition, key, false, 0, 0);
         PairBlock.writeVarint(sinceCheckpoint, value.length);
         sinceCheckpoint.writeBytes(value);
         pairsSinceCheckpoint++;
@@ -243,9 +243,8 @@ public final class BulkWriter implements AutoCloseable {
       ByteBuf again = sinceCheckpoint.duplicate();
       while (again.isReadable()) {
         int keyLength = PairBlock.readVarint(again);
-        int partition = again.readUnsignedShort();
-        byte[] key = new byte[keyLength - PartitionMap.PREFIX_BYTES];
-        again.readBytes(key);
+        int partition = StoredKeys.partitionAt(again, again.readerIndex(), keyLength);
+        byte[] key = StoredKeys.readScannedKey(again, keyLength);
         byte[] value = new byte[PairBlock.readVarint(again)];
         again.readBytes(value);
         route(partition, key, value);
@@ -257,7 +256,7 @@ public final class BulkWriter implements AutoCloseable {
   }
 
   private void append(int node, int partition, byte[] key, byte[] value, boolean leading) {
-    int keyLength = key.length + PartitionMap.PREFIX_BYTES;
+    int keyLength = StoredKeys.storedLength(key.length, false);
     int size = PairBlock.encodedSize(keyLength, value.length);
     ByteBuf buf = buffers[node];
     if (buf != null && counts[node] > 0 && buf.writableBytes() < size) {
@@ -269,8 +268,7 @@ public final class BulkWriter implements AutoCloseable {
       buf = buffers[node] = Buffers.allocator().directBuffer(Math.max(size, Math.min(batchBytes, MAX_INITIAL_BYTES)));
     }
     PairBlock.writeVarint(buf, keyLength);
-    buf.writeShort(partition);
-    buf.writeBytes(key);
+    StoredKeys.writeStored(buf, partition, key, false, 0, 0);
     PairBlock.writeVarint(buf, value.length);
     buf.writeBytes(value);
     counts[node]++;

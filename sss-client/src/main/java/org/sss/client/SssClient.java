@@ -32,6 +32,7 @@ import org.sss.core.proto.TableStats;
 import org.sss.core.transport.Frame;
 import org.sss.core.transport.PairBlock;
 import org.sss.core.transport.SssException;
+import org.sss.core.keys.StoredKeys;
 
 /**
  * The entry point for users: a connection to every node of a cluster, routing each key to the
@@ -657,7 +658,7 @@ public final class SssClient implements AutoCloseable {
       List<byte[]> keys = new ArrayList<>(pairs.size());
       List<byte[]> values = new ArrayList<>(pairs.size());
       for (org.sss.core.api.Pair p : pairs) {
-        keys.add(PartitionMap.storedKey(partitions.partitionOf(p.key()), p.key()));
+        keys.add(StoredKeys.storedKey(partitions.partitionOf(p.key()), p.key()));
         values.add(p.value());
       }
       copyWriter.write(keys, values, (count, epoch) -> Request.newBuilder().setPutBatch(
@@ -670,7 +671,7 @@ public final class SssClient implements AutoCloseable {
     int[] counts = new int[n];
     for (org.sss.core.api.Pair p : pairs) {
       int partition = partitions.partitionOf(p.key());
-      byte[] stored = PartitionMap.storedKey(partition, p.key());
+      byte[] stored = StoredKeys.storedKey(partition, p.key());
       for (int node : copiesOf(partition)) {
         if (bodies[node] == null) {
           bodies[node] = Unpooled.buffer();
@@ -764,7 +765,7 @@ public final class SssClient implements AutoCloseable {
   private org.sss.core.proto.GetResult getResult(String table, byte[] key) {
     int p = partitions.partitionOf(key);
     Request.Builder get = Request.newBuilder()
-        .setGet(Get.newBuilder().setTable(table).setKey(ByteString.copyFrom(PartitionMap.storedKey(p, key))));
+        .setGet(Get.newBuilder().setTable(table).setKey(ByteString.copyFrom(StoredKeys.storedKey(p, key))));
     org.sss.core.transport.NodeUnavailableException lost = null;
     for (int node : copiesOf(p)) {
       Frame<Response> r;
@@ -835,7 +836,7 @@ public final class SssClient implements AutoCloseable {
       if (bodies[node] == null) {
         bodies[node] = Unpooled.buffer();
       }
-      PairBlock.write(bodies[node], PartitionMap.storedKey(p, keys.get(i)), new byte[0]);
+      PairBlock.write(bodies[node], StoredKeys.storedKey(p, keys.get(i)), new byte[0]);
       indexes.get(node).add(i);
     }
     List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>(java.util.Collections.nCopies(n, null));
@@ -877,7 +878,7 @@ public final class SssClient implements AutoCloseable {
       }
       try {
         PairBlock.forEach(r.body(), (k, v) -> positions.get(ByteString.copyFrom(k,
-            PartitionMap.PREFIX_BYTES, k.length - PartitionMap.PREFIX_BYTES)).forEach(i -> out.set(i, v)));
+            StoredKeys.PREFIX_BYTES, k.length - StoredKeys.PREFIX_BYTES)).forEach(i -> out.set(i, v)));
       } finally {
         r.release();
       }
@@ -893,7 +894,7 @@ public final class SssClient implements AutoCloseable {
     if (copyWriter != null) {
       List<byte[]> stored = new ArrayList<>(keys.size());
       for (byte[] key : keys) {
-        stored.add(PartitionMap.storedKey(partitions.partitionOf(key), key));
+        stored.add(StoredKeys.storedKey(partitions.partitionOf(key), key));
       }
       copyWriter.write(stored, null, (count, epoch) -> Request.newBuilder().setDelete(
           Delete.newBuilder().setTable(table).setKeyCount(count).setReplication(copies).setViewEpoch(epoch)),
@@ -909,7 +910,7 @@ public final class SssClient implements AutoCloseable {
         if (bodies[node] == null) {
           bodies[node] = Unpooled.buffer();
         }
-        PairBlock.write(bodies[node], PartitionMap.storedKey(p, key), new byte[0]);
+        PairBlock.write(bodies[node], StoredKeys.storedKey(p, key), new byte[0]);
         counts[node]++;
       }
     }

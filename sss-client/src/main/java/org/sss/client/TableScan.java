@@ -25,6 +25,7 @@ import org.sss.core.transport.Connection;
 import org.sss.core.transport.Frame;
 import org.sss.core.transport.NodeUnavailableException;
 import org.sss.core.transport.PairBlock;
+import org.sss.core.keys.StoredKeys;
 
 /**
  * A scan of a table across all nodes, as an iterator of pairs (keys without the partition
@@ -360,13 +361,11 @@ public final class TableScan implements Iterator<Pair>, AutoCloseable {
     ByteBuf in = body;
     while (in.isReadable()) {
       int storedLength = PairBlock.readLength(in);
-      if (storedLength < PartitionMap.PREFIX_BYTES) {
+      if (storedLength < StoredKeys.PREFIX_BYTES) {
         throw new CorruptedFrameException("stored key of " + storedLength
             + " bytes lacks the partition prefix");
       }
-      in.skipBytes(PartitionMap.PREFIX_BYTES);
-      byte[] key = new byte[storedLength - PartitionMap.PREFIX_BYTES];
-      in.readBytes(key);
+      byte[] key = StoredKeys.readScannedKey(in, storedLength);
       byte[] value = PairBlock.readField(in);
       out.add(new Pair(key, value));
     }

@@ -1,7 +1,7 @@
 package org.sss.kvs;
 
 import java.util.Arrays;
-import org.sss.core.cluster.PartitionMap;
+import org.sss.core.keys.StoredKeys;
 
 /** Stored-key ranges: a partition, or the keys of a partition that start with a prefix. */
 public final class KeyRanges {
@@ -9,10 +9,7 @@ public final class KeyRanges {
 
   /** {@code [lower, upper)} covering every stored key of {@code partition} that starts with {@code keyPrefix}. */
   public static byte[][] partition(int partition, byte[] keyPrefix) {
-    byte[] lower = new byte[PartitionMap.PREFIX_BYTES + keyPrefix.length];
-    lower[0] = (byte) (partition >>> 8);
-    lower[1] = (byte) partition;
-    System.arraycopy(keyPrefix, 0, lower, PartitionMap.PREFIX_BYTES, keyPrefix.length);
+    byte[] lower = StoredKeys.storedKey(partition, keyPrefix);
     return new byte[][] {lower, successor(lower)};
   }
 

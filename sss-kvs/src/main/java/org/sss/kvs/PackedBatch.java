@@ -1,6 +1,8 @@
 package org.sss.kvs;
 
 import java.util.Arrays;
+import org.sss.core.keys.StoredKeys;
+import org.sss.core.transport.Varints;
 
 /**
  * A write batch assembled in Java and handed to RocksDB in one call.
@@ -20,11 +22,15 @@ import java.util.Arrays;
  * Not thread-safe.
  */
 public final class PackedBatch {
-  private static final int HEADER = 12;
-  private static final byte TYPE_COLUMN_FAMILY_VALUE = 0x05;
+  /** Bytes before the first record: sequence and count. */
+  static final int HEADER = 12;
+  /** The record type of a put into a column family. */
+  static final byte TYPE_COLUMN_FAMILY_VALUE = 0x05;
 
   private final StoreTable table;
   private final int cfId;
+  private final int capacity;
+  /** Null after a commit handed the array to the table, until the next pair. */
   private byte[] rep;
   private int size = HEADER;
   private int count;
@@ -32,21 +38,20 @@ public final class PackedBatch {
   PackedBatch(StoreTable table, int cfId, int capacity) {
     this.table = table;
     this.cfId = cfId;
-    this.rep = new byte[Math.max(HEADER + 64, capacity)];
+    this.capacity = Math.max(HEADER + 64, capacity);
+    this.rep = new byte[this.capacity];
   }
 
   private void ensure(int more) {
-    if (size + more > rep.length) {
+    if (rep == null) {
+      rep = new byte[Math.max(capacity, size + more)];
+    } else if (size + more > rep.length) {
       rep = Arrays.copyOf(rep, Math.max(rep.length * 2, size + more));
     }
   }
 
   private void varint(int v) {
-    while ((v & ~0x7F) != 0) {
-      rep[size++] = (byte) ((v & 0x7F) | 0x80);
-      v >>>= 7;
-    }
-    rep[size++] = (byte) v;
+    size = Varints.put(rep, size, v);
   }
 
   private void recordStart(int room) {
@@ -68,15 +73,16 @@ public final class PackedBatch {
   }
 
   /**
-   * Adds a pair whose stored key is {@code | partition u16 | key | suffix |} without building
-   * the stored key first (the shuffle's local writes).
+   * Adds a pair whose stored key is {@code key} in {@code partition} followed by {@code suffix}
+   * (a multi-valued table's uniquifier; {@link StoredKeys}), without building the stored key
+   * first (the shuffle's local writes).
    */
   public void put(int partition, byte[] key, byte[] suffix, int suffixLength, byte[] value) {
-    int keyLength = 2 + key.length + suffixLength;
+    int keyLength = StoredKeys.PREFIX_BYTES + key.length + suffixLength;
     recordStart(keyLength + value.length + 10);
     varint(keyLength);
-    rep[size++] = (byte) (partition >>> 8);
-    rep[size++] = (byte) partition;
+    StoredKeys.writePrefix(rep, size, partition);
+    size += StoredKeys.PREFIX_BYTES;
     System.arraycopy(key, 0, rep, size, key.length);
     size += key.length;
     System.arraycopy(suffix, 0, rep, size, suffixLength);
@@ -121,18 +127,39 @@ public final class PackedBatch {
     return size - HEADER;
   }
 
-  /** Writes the batch atomically in one call, then empties it for reuse. */
+  /**
+   * Writes the batch atomically in one call, then empties it for reuse. A table that gathers
+   * its writes into sorted runs keeps the array itself (no copy); the next pair starts a new one.
+   */
   public void commit() {
     if (count == 0) {
       return;
     }
+    sealHeader();
+    if (table.writeSerialized(rep, size)) {
+      rep = null;
+    } else {
+      Arrays.fill(rep, 0, HEADER, (byte) 0);
+    }
+    size = HEADER;
+    count = 0;
+  }
+
+  /** The batch as a table that gathers sorted runs keeps it; this batch starts a new array. */
+  SortedRuns.Batch take() {
+    sealHeader();
+    SortedRuns.Batch b = new SortedRuns.Batch(rep, size);
+    rep = null;
+    size = HEADER;
+    count = 0;
+    return b;
+  }
+
+  /** The pair count into the header: the batch is then {@code rep[0, size)} as RocksDB reads it. */
+  private void sealHeader() {
     rep[8] = (byte) count;
     rep[9] = (byte) (count >>> 8);
     rep[10] = (byte) (count >>> 16);
     rep[11] = (byte) (count >>> 24);
-    table.writeSerialized(Arrays.copyOf(rep, size));
-    Arrays.fill(rep, 0, HEADER, (byte) 0);
-    size = HEADER;
-    count = 0;
   }
 }

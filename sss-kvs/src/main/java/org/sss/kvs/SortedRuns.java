@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import org.sss.core.transport.Varints;
 
 /**
  * Writes of a bulk table (no WAL, no compaction: the data between a job's stages) gathered in
@@ -40,11 +41,9 @@ final class SortedRuns {
   /** What gathered and resident runs of all tables in this JVM may hold. */
   static final long BUDGET = HEAP / 4;
   private static final AtomicLong HELD = new AtomicLong();
-  private static final int HEADER = 12;
-  private static final byte TYPE_COLUMN_FAMILY_VALUE = 0x05;
 
   private final StoreTable table;
-  private final List<byte[]> batches = new ArrayList<>();
+  private final List<Batch> batches = new ArrayList<>();
   private long bytes;
   private long pairs;
   /** Bytes of {@link #batches} counted in {@link #HELD}; atomic so that a drop can give them back without the lock. */
@@ -57,11 +56,11 @@ final class SortedRuns {
   }
 
   /** Gathers a batch in RocksDB's serialized form (see {@link PackedBatch}); may store a run. */
-  synchronized void add(byte[] serializedBatch) {
+  synchronized void add(byte[] serializedBatch, int length) {
     storeResident(); // it must land before anything written after it
-    batches.add(serializedBatch);
-    bytes += serializedBatch.length;
-    gatheredHeld.addAndGet(serializedBatch.length);
+    batches.add(new Batch(serializedBatch, length));
+    bytes += length; // what the run will store
+    gatheredHeld.addAndGet(serializedBatch.length); // what memory holds: the whole array
     long held = HELD.addAndGet(serializedBatch.length);
     pairs += (serializedBatch[8] & 0xFF) | (serializedBatch[9] & 0xFF) << 8 | (serializedBatch[10] & 0xFF) << 16
         | (serializedBatch[11] & 0xFF) << 24;
@@ -275,33 +274,37 @@ final class SortedRuns {
     }
   }
 
+  /** A serialized batch ({@link PackedBatch}'s layout) in the first {@code length} bytes of {@code rep}. */
+  record Batch(byte[] rep, int length) {}
+
   /** The pairs of a list of serialized batches, in the order they were written. */
-  private static final class Records extends PairIndex {
+  static final class Records extends PairIndex {
     long batchBytes;
 
     private Records(int n) {
       super(n);
     }
 
-    static Records parse(List<byte[]> batches, int n) {
+    static Records parse(List<Batch> batches, int n) {
       Records r = new Records(n);
       int i = 0;
-      for (byte[] rep : batches) {
+      for (Batch b : batches) {
+        byte[] rep = b.rep();
         r.batchBytes += rep.length;
-        int at = HEADER;
-        while (at < rep.length) {
-          if (rep[at] != TYPE_COLUMN_FAMILY_VALUE) {
+        int at = PackedBatch.HEADER;
+        while (at < b.length()) {
+          if (rep[at] != PackedBatch.TYPE_COLUMN_FAMILY_VALUE) {
             throw new IllegalStateException("a sorted run takes only puts, not record type " + rep[at]);
           }
-          at = skipVarint(rep, at + 1); // record type, column family id
-          int kl = readVarint(rep, at);
-          at = skipVarint(rep, at);
+          at = Varints.skip(rep, at + 1); // record type, column family id
+          int kl = Varints.get(rep, at);
+          at = Varints.skip(rep, at);
           r.source[i] = rep;
           r.keyAt[i] = at;
           r.keyLength[i] = kl;
           at += kl;
-          int vl = readVarint(rep, at);
-          at = skipVarint(rep, at);
+          int vl = Varints.get(rep, at);
+          at = Varints.skip(rep, at);
           r.valueAt[i] = at;
           r.valueLength[i] = vl;
           at += vl;
@@ -495,23 +498,5 @@ final class SortedRuns {
       return Arrays.compareUnsigned(source[x], keyAt[x] + from, keyAt[x] + keyLength[x],
           source[y], keyAt[y] + from, keyAt[y] + keyLength[y]);
     }
-  }
-
-  private static int readVarint(byte[] b, int at) {
-    int v = 0;
-    for (int shift = 0; ; shift += 7) {
-      byte x = b[at++];
-      v |= (x & 0x7F) << shift;
-      if (x >= 0) {
-        return v;
-      }
-    }
-  }
-
-  private static int skipVarint(byte[] b, int at) {
-    while (b[at] < 0) {
-      at++;
-    }
-    return at + 1;
   }
 }

@@ -222,20 +222,22 @@ public final class StoreTable {
    * Refused once the table is dropped: its records would name a dropped column family, which
    * RocksDB treats as a fatal error that stops every later write on the node.
    */
-  void writeSerialized(byte[] rep) {
+  boolean writeSerialized(byte[] rep, int length) {
     if (gathers()) {
       checkLive();
-      runs.add(rep);
-      return;
+      runs.add(rep, length);
+      return true;
     }
     Lock lock = use();
-    try (WriteBatch batch = new WriteBatch(rep)) {
+    // RocksJava copies the batch into native memory: the array can be reused at once
+    try (WriteBatch batch = new WriteBatch(length == rep.length ? rep : Arrays.copyOf(rep, length))) {
       db.write(writeOptions(), batch);
     } catch (RocksDBException e) {
       throw storageError("write", e);
     } finally {
       lock.unlock();
     }
+    return false;
   }
 
   /** Reads one stored key; null when absent. */

@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.sss.core.cluster.PartitionMap;
+import org.sss.core.keys.StoredKeys;
 
 class KeyRangesTest {
   private static byte[] b(int... v) {
@@ -72,7 +73,7 @@ class KeyRangesTest {
     byte[][] r = KeyRanges.partition(0x0102, b());
     assertArrayEquals(b(0x01, 0x02), r[0]);
     assertArrayEquals(b(0x01, 0x03), r[1]);
-    assertArrayEquals(PartitionMap.prefixOf(0x00FF), KeyRanges.partition(0x00FF, b())[0]);
+    assertArrayEquals(StoredKeys.storedKey(0x00FF, new byte[0]), KeyRanges.partition(0x00FF, b())[0]);
     // 00 FF has successor 01: every stored key of partition 0x00FF is below it, partition 0x0100's are not
     assertArrayEquals(b(0x01), KeyRanges.partition(0x00FF, b())[1]);
   }

@@ -37,6 +37,7 @@ import org.sss.core.proto.DataType;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.TableInfo;
 import org.sss.core.proto.TableOptions;
+import org.sss.core.keys.StoredKeys;
 
 class NodeStoreTest {
   private static final TableOptions DEFAULTS = TableOptions.getDefaultInstance();
@@ -365,7 +366,7 @@ class NodeStoreTest {
       for (int i = 0; i < n; i++) {
         byte[] user = KeyCodec.encodeLong(rnd.nextLong());
         int p = map.partitionOf(user);
-        byte[] stored = PartitionMap.storedKey(p, user);
+        byte[] stored = StoredKeys.storedKey(p, user);
         byte[] value = bytes("p" + p + "/" + i);
         b.put(stored, value);
         byPartition.computeIfAbsent(p, x -> new TreeMap<>(Arrays::compareUnsigned)).put(stored, value);
@@ -392,7 +393,7 @@ class NodeStoreTest {
     }
     try (StoreCursor c = t.scan(null, null)) {
       for (; c.valid(); c.next()) {
-        if (scanned.contains(PartitionMap.partitionOfStored(c.key()))) {
+        if (scanned.contains(StoredKeys.partitionOf(c.key()))) {
           expected.put(c.key(), c.value());
         }
       }
@@ -401,8 +402,8 @@ class NodeStoreTest {
     assertTrue(got.size() > 2_000);
     assertPairs(entries(expected), got);
     for (int i = 1; i < got.size(); i++) {
-      long prev = KeyCodec.decodeLong(PartitionMap.userKey(got.get(i - 1)[0]));
-      long cur = KeyCodec.decodeLong(PartitionMap.userKey(got.get(i)[0]));
+      long prev = KeyCodec.decodeLong(StoredKeys.scannedKey(got.get(i - 1)[0]));
+      long cur = KeyCodec.decodeLong(StoredKeys.scannedKey(got.get(i)[0]));
       assertTrue(prev < cur, "user keys ascend: " + prev + " then " + cur);
     }
     assertTrue(byPartition.keySet().containsAll(scanned), "every scanned partition holds data");
@@ -425,7 +426,7 @@ class NodeStoreTest {
     assertPairs(expected, got);
     List<Integer> partitionRuns = new ArrayList<>();
     for (byte[][] pair : got) {
-      int p = PartitionMap.partitionOfStored(pair[0]);
+      int p = StoredKeys.partitionOf(pair[0]);
       if (partitionRuns.isEmpty() || partitionRuns.get(partitionRuns.size() - 1) != p) {
         partitionRuns.add(p);
       }
@@ -436,8 +437,8 @@ class NodeStoreTest {
   @Test
   void scanRanges_skipsEmptyRangesInBothModes() {
     StoreTable t = store.create("t", DEFAULTS, false);
-    put(t, PartitionMap.storedKey(2, KeyCodec.encodeLong(1)), bytes("x"));
-    put(t, PartitionMap.storedKey(4, KeyCodec.encodeLong(0)), bytes("y"));
+    put(t, StoredKeys.storedKey(2, KeyCodec.encodeLong(1)), bytes("x"));
+    put(t, StoredKeys.storedKey(4, KeyCodec.encodeLong(0)), bytes("y"));
     List<byte[][]> ranges = List.of(KeyRanges.partition(1, new byte[0]), KeyRanges.partition(2, new byte[0]),
         KeyRanges.partition(3, new byte[0]), KeyRanges.partition(4, new byte[0]), KeyRanges.partition(5, new byte[0]));
     List<byte[][]> concat = scanRanges(t, ranges, false);
@@ -453,12 +454,12 @@ class NodeStoreTest {
     String[] words = {"", "a", "ab", "ab\u0000", "abc", "abd", "ab\u00ff", "ac", "b", "aa"};
     for (int p = 0; p < 3; p++) {
       for (String w : words) {
-        put(t, PartitionMap.storedKey(p, KeyCodec.encodeString(w)), bytes(p + ":" + w));
+        put(t, StoredKeys.storedKey(p, KeyCodec.encodeString(w)), bytes(p + ":" + w));
       }
     }
     byte[] prefix = bytes("ab");
     List<String> got = scanAll(t, KeyRanges.partition(1, prefix)[0], KeyRanges.partition(1, prefix)[1]).stream()
-        .map(p -> KeyCodec.decodeString(PartitionMap.userKey(p[0])))
+        .map(p -> KeyCodec.decodeString(StoredKeys.scannedKey(p[0])))
         .toList();
     assertEquals(List.of("ab", "ab\u0000", "abc", "abd", "ab\u00ff"), got);
 
@@ -467,13 +468,13 @@ class NodeStoreTest {
     List<byte[][]> merged = scanRanges(t, ranges, true);
     assertEquals(10, merged.size());
     for (byte[][] pair : merged) {
-      String w = KeyCodec.decodeString(PartitionMap.userKey(pair[0]));
+      String w = KeyCodec.decodeString(StoredKeys.scannedKey(pair[0]));
       assertTrue(w.startsWith("ab"), w);
-      assertTrue(PartitionMap.partitionOfStored(pair[0]) != 1);
+      assertTrue(StoredKeys.partitionOf(pair[0]) != 1);
     }
     for (int i = 1; i < merged.size(); i++) {
-      assertTrue(Arrays.compareUnsigned(PartitionMap.userKey(merged.get(i - 1)[0]),
-          PartitionMap.userKey(merged.get(i)[0])) <= 0);
+      assertTrue(Arrays.compareUnsigned(StoredKeys.scannedKey(merged.get(i - 1)[0]),
+          StoredKeys.scannedKey(merged.get(i)[0])) <= 0);
     }
   }
 
@@ -482,9 +483,9 @@ class NodeStoreTest {
     StoreTable t = store.create("t", DEFAULTS, false);
     int last = PartitionMap.MAX_PARTITIONS; // 0xFFFF: the last two-byte prefix
     byte[] ff = {(byte) 0xFF};
-    put(t, PartitionMap.storedKey(last, new byte[] {(byte) 0xFF, 1}), bytes("in"));
-    put(t, PartitionMap.storedKey(last, new byte[] {(byte) 0xFE, 1}), bytes("out"));
-    put(t, PartitionMap.storedKey(last - 1, new byte[] {(byte) 0xFF}), bytes("other partition"));
+    put(t, StoredKeys.storedKey(last, new byte[] {(byte) 0xFF, 1}), bytes("in"));
+    put(t, StoredKeys.storedKey(last, new byte[] {(byte) 0xFE, 1}), bytes("out"));
+    put(t, StoredKeys.storedKey(last - 1, new byte[] {(byte) 0xFF}), bytes("other partition"));
     byte[][] range = KeyRanges.partition(last, ff);
     assertNull(range[1], "no upper bound after FF FF FF");
     assertEquals(List.of("in"), scanAll(t, range[0], range[1]).stream()
@@ -552,7 +553,7 @@ class NodeStoreTest {
     int n = 100_000;
     List<byte[][]> pairs = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      pairs.add(new byte[][] {PartitionMap.storedKey(i / 10_000, KeyCodec.encodeLong(i - 50_000)),
+      pairs.add(new byte[][] {StoredKeys.storedKey(i / 10_000, KeyCodec.encodeLong(i - 50_000)),
           bytes("value-" + i)});
     }
     t.ingestSorted(pairs);

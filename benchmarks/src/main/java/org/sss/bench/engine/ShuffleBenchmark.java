@@ -26,6 +26,7 @@ import org.sss.kvs.StoreCursor;
 import org.sss.kvs.StoreTable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import org.sss.core.keys.StoredKeys;
 
 /**
  * The shuffle path against the machine's limit, and the fixed cost of a job.
@@ -157,17 +158,13 @@ public final class ShuffleBenchmark implements Callable<Integer> {
       List<byte[][]> run = new ArrayList<>();
       long runBytes = 0;
       for (long i = 0; i < total; i++) {
-        byte[] key = new byte[2 + 8 + 10];
         long k = random.nextLong();
         int p = (int) ((k >>> 1) % 24);
-        key[0] = (byte) (p >>> 8);
-        key[1] = (byte) p;
+        byte[] encoded = new byte[8];
         for (int j = 0; j < 8; j++) {
-          key[2 + j] = (byte) (k >>> (56 - 8 * j));
+          encoded[j] = (byte) (k >>> (56 - 8 * j));
         }
-        for (int j = 0; j < 8; j++) {
-          key[12 + j] = (byte) (i >>> (56 - 8 * j));
-        }
+        byte[] key = StoredKeys.withUniquifier(StoredKeys.storedKey(p, encoded), 0, i);
         if (sortedRuns) {
           run.add(new byte[][] {key, value});
           runBytes += key.length + value.length;

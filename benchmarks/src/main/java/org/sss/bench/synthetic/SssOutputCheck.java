@@ -13,6 +13,7 @@ import org.sss.core.proto.ScanNext;
 import org.sss.core.proto.ScanOpen;
 import org.sss.core.transport.Frame;
 import org.sss.core.transport.PairBlock;
+import org.sss.core.keys.StoredKeys;
 
 /**
  * Reads a synthetic run's output table back from SSS into {@link Observed}, two ways:
@@ -49,9 +50,9 @@ final class SssOutputCheck {
     for (int node = 0; node < map.nodes(); node++) {
       int here = node;
       forEachStored(client, node, table, all, (stored, value) -> {
-        int partition = PartitionMap.partitionOfStored(stored);
-        long key = KeyCodec.decodeLong(stored, PartitionMap.PREFIX_BYTES); // a multi-valued key's uniquifier follows
-        int hashed = map.partitionOf(stored, PartitionMap.PREFIX_BYTES, 8);
+        int partition = StoredKeys.partitionOf(stored);
+        long key = KeyCodec.decodeLong(stored, StoredKeys.PREFIX_BYTES); // a multi-valued key's uniquifier follows
+        int hashed = map.partitionOf(stored, StoredKeys.PREFIX_BYTES, 8);
         if (partition != hashed || !placement.holds(here, partition, copies)) {
           seen.problem(Observed.PLACEMENT, "key " + key + " in partition " + partition + " on node " + here
               + ", its hash names partition " + hashed + " on node(s) "

@@ -18,6 +18,7 @@ import org.sss.core.transport.Frame;
 import org.sss.core.transport.NodeUnavailableException;
 import org.sss.core.transport.PairBlock;
 import org.sss.core.transport.SssException;
+import org.sss.core.keys.StoredKeys;
 
 /**
  * Writes pairs (or deletes keys) of a replicated table to the copies the membership names, until
@@ -110,7 +111,7 @@ public final class CopyWriter {
       }
       RuntimeException unknown = null;
       for (int i = 0; i < keys.size(); i++) {
-        int partition = PartitionMap.partitionOfStored(keys.get(i));
+        int partition = StoredKeys.partitionOf(keys.get(i));
         for (int node : copies.writeTargets(v, partition)) {
           if (applied[node].get(i)) {
             continue;
@@ -215,7 +216,7 @@ public final class CopyWriter {
   /** True when some of {@code items} still need {@code node}, which lost them, under {@code v}. */
   private boolean stillCounts(ClusterView v, int node, BitSet items, List<byte[]> keys) {
     for (int i = items.nextSetBit(0); i >= 0; i = items.nextSetBit(i + 1)) {
-      if (copies.writeTargets(v, PartitionMap.partitionOfStored(keys.get(i))).contains(node)) {
+      if (copies.writeTargets(v, StoredKeys.partitionOf(keys.get(i))).contains(node)) {
         return true;
       }
     }

@@ -14,6 +14,7 @@ import org.sss.core.proto.Request;
 import org.sss.core.proto.ScanNext;
 import org.sss.core.proto.ScanOpen;
 import org.sss.core.transport.PairBlock;
+import org.sss.core.keys.StoredKeys;
 
 /**
  * Reads every copy of every partition of a table on its own node (a raw scan standing in for
@@ -39,7 +40,7 @@ final class EveryCopy {
         var r = NodeChannels.await(c.call(Request.newBuilder().setScanOpen(ScanOpen.newBuilder().setTable(table)
             .addPartitions(p).setStandIn(true).setChunkBytes(1 << 20))), SssClient.DEFAULT_TIMEOUT);
         while (true) {
-          PairBlock.forEach(r.body(), (k, v) -> held.put(Serdes.LONG.decodeKey(PartitionMap.userKey(k)), decode.apply(v)));
+          PairBlock.forEach(r.body(), (k, v) -> held.put(Serdes.LONG.decodeKey(StoredKeys.scannedKey(k)), decode.apply(v)));
           long cursor = r.header().getScan().getCursor();
           boolean done = r.header().getScan().getDone() || cursor == 0;
           r.release();

@@ -41,6 +41,7 @@ import org.sss.core.proto.StageSpec;
 import org.sss.core.proto.TableOptions;
 import org.sss.core.transport.PairBlock;
 import org.sss.core.transport.SssException;
+import org.sss.core.keys.StoredKeys;
 
 /**
  * A table's declared types are a contract kept by the node that holds the table: every writer
@@ -227,7 +228,7 @@ class TypeContractTest {
         + " table '" + table + "' holds key=string value=string"), stage.getMessage());
 
     ByteBuf body = Unpooled.buffer();
-    PairBlock.write(body, PartitionMap.storedKey(0, KeyCodec.encodeLong(1)), KeyCodec.encodeLong(2));
+    PairBlock.write(body, StoredKeys.storedKey(0, KeyCodec.encodeLong(1)), KeyCodec.encodeLong(2));
     SssException shuffle = assertThrows(SssException.class, () -> NodeChannels.await(client.channels().get(0).call(
         Request.newBuilder().setShuffleBatch(ShuffleBatch.newBuilder().setJobId(jobId).setTable(table)
             .setPairCount(1).setSourceNode(1).setKeyType(DataType.LONG).setValueType(DataType.LONG)), body),
@@ -310,7 +311,7 @@ class TypeContractTest {
   void unknownTypeNumbers_areBadRequests_notInternalErrors() {
     client.createTable("known-types", TableOptions.getDefaultInstance(), false);
     ByteBuf body = Unpooled.buffer();
-    PairBlock.write(body, PartitionMap.storedKey(0, KeyCodec.encodeLong(1)), new byte[] {1});
+    PairBlock.write(body, StoredKeys.storedKey(0, KeyCodec.encodeLong(1)), new byte[] {1});
     int node = client.spec().partitionMap().ownerOf(0);
     SssException put = assertThrows(SssException.class, () -> NodeChannels.await(client.channels().get(node).call(
         Request.newBuilder().setPutBatch(org.sss.core.proto.PutBatch.newBuilder().setTable("known-types")

@@ -21,8 +21,6 @@ import java.util.List;
 public final class PartitionMap {
   /** Stored keys carry the partition in two bytes. */
   public static final int MAX_PARTITIONS = 65_535;
-  /** Bytes of the partition prefix on every stored key. */
-  public static final int PREFIX_BYTES = 2;
 
   private static final HashFunction HASH = Hashing.murmur3_32_fixed();
 
@@ -138,30 +136,6 @@ public final class PartitionMap {
       sb.append(ownerOfPartition[p]);
     }
     return sb.toString();
-  }
-
-  /** Prepends the 2-byte partition number to an encoded key: the key as a node stores it. */
-  public static byte[] storedKey(int partition, byte[] key) {
-    byte[] out = new byte[key.length + PREFIX_BYTES];
-    out[0] = (byte) (partition >>> 8);
-    out[1] = (byte) partition;
-    System.arraycopy(key, 0, out, PREFIX_BYTES, key.length);
-    return out;
-  }
-
-  /** The 2-byte prefix of a partition: the first key of its range. */
-  public static byte[] prefixOf(int partition) {
-    return new byte[] {(byte) (partition >>> 8), (byte) partition};
-  }
-
-  /** The partition of a stored key. */
-  public static int partitionOfStored(byte[] storedKey) {
-    return ((storedKey[0] & 0xFF) << 8) | (storedKey[1] & 0xFF);
-  }
-
-  /** Strips the partition prefix off a stored key. */
-  public static byte[] userKey(byte[] storedKey) {
-    return Arrays.copyOfRange(storedKey, PREFIX_BYTES, storedKey.length);
   }
 
   @Override

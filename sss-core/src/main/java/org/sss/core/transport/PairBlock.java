@@ -31,7 +31,7 @@ public final class PairBlock {
 
   /** Bytes one pair takes in a block. */
   public static int encodedSize(int keyLength, int valueLength) {
-    return varintSize(keyLength) + keyLength + varintSize(valueLength) + valueLength;
+    return Varints.size(keyLength) + keyLength + Varints.size(valueLength) + valueLength;
   }
 
   public static void writeVarint(ByteBuf out, int value) {
@@ -42,6 +42,7 @@ public final class PairBlock {
     out.writeByte(value);
   }
 
+  /** Reads a length of untrusted input: at most 5 bytes, and at most {@link Integer#MAX_VALUE}. */
   public static int readVarint(ByteBuf in) {
     int result = 0;
     for (int shift = 0; shift < 35; shift += 7) {
@@ -59,16 +60,6 @@ public final class PairBlock {
       }
     }
     throw new CorruptedFrameException("length varint longer than 5 bytes");
-  }
-
-  /** Bytes the varint of {@code value} takes. */
-  public static int varintSize(int value) {
-    int size = 1;
-    while ((value & ~0x7F) != 0) {
-      size++;
-      value >>>= 7;
-    }
-    return size;
   }
 
   /**

@@ -173,33 +173,4 @@ class PartitionMapTest {
     assertNotEquals(PartitionMap.roundRobin(6, 2), PartitionMap.of(new int[] {1, 0, 0, 1, 0, 1}, 2));
     assertNotEquals(PartitionMap.roundRobin(6, 2), PartitionMap.roundRobin(6, 3));
   }
-
-  @Test
-  void storedKey_roundTripsPartitionAndUserKey() {
-    byte[] user = KeyCodec.encodeString("k");
-    for (int p : new int[] {0, 1, 255, 256, 4660, PartitionMap.MAX_PARTITIONS - 1}) {
-      byte[] stored = PartitionMap.storedKey(p, user);
-      assertEquals(user.length + PartitionMap.PREFIX_BYTES, stored.length);
-      assertEquals(p, PartitionMap.partitionOfStored(stored));
-      assertArrayEquals(user, PartitionMap.userKey(stored));
-      assertArrayEquals(PartitionMap.prefixOf(p), new byte[] {stored[0], stored[1]});
-    }
-    assertArrayEquals(new byte[] {0x12, 0x34, 'x'}, PartitionMap.storedKey(0x1234, new byte[] {'x'}));
-  }
-
-  @Test
-  void storedKey_ofEmptyUserKeyIsJustThePrefix() {
-    byte[] stored = PartitionMap.storedKey(300, new byte[0]);
-    assertArrayEquals(PartitionMap.prefixOf(300), stored);
-    assertEquals(0, PartitionMap.userKey(stored).length);
-  }
-
-  @Test
-  void storedKey_sortsByPartitionFirst() {
-    byte[] high = PartitionMap.storedKey(1, new byte[] {0});
-    byte[] low = PartitionMap.storedKey(0, new byte[] {(byte) 0xFF, (byte) 0xFF});
-    assertTrue(KeyCodec.compare(low, high) < 0);
-    assertTrue(KeyCodec.compare(PartitionMap.storedKey(255, new byte[0]), PartitionMap.storedKey(256, new byte[0])) < 0,
-        "partition prefix is big-endian unsigned");
-  }
 }

@@ -129,7 +129,7 @@ class PairBlockTest {
       withBuffer(buf -> {
         PairBlock.writeVarint(buf, value);
         assertEquals(c[1], buf.readableBytes(), "size of " + value);
-        assertEquals(c[1], PairBlock.varintSize(value), "varintSize of " + value);
+        assertEquals(c[1], Varints.size(value), "varintSize of " + value);
         assertEquals(value, PairBlock.readVarint(buf));
         assertFalse(buf.isReadable());
       });

@@ -87,13 +87,13 @@ final class ReduceTask<K, VI, KO, VO> implements Runnable {
    */
   private void reduce(Reducer<K, VI, KO, VO> reducer, Serde<K> inKey, Serde<VI> inValue, Emitter<KO, VO> emitter,
                       Runnable finish, Runnable discard, Runnable done) {
-    int suffix = StoredKeys.suffixBytes(stage.spec.getInputMultiValued());
+    boolean multiValued = stage.spec.getInputMultiValued();
     List<byte[][]> ranges = new ArrayList<>();
     ranges.add(KeyRanges.partition(partition, new byte[0]));
     boolean ok = false;
     try (StoreCursor cursor = stage.input.scanRanges(ranges, false)) {
       reducer.setup(stage.taskContext(partition));
-      Group group = new Group(cursor, suffix);
+      Group group = new Group(cursor, multiValued);
       while (group.start()) {
         if (stage.stopping()) { // two volatile reads a key: an abort stops the task at its next key
           throw new StageAborted();
@@ -149,14 +149,14 @@ final class ReduceTask<K, VI, KO, VO> implements Runnable {
   /** Walks the cursor one key group at a time. */
   private final class Group {
     private final StoreCursor cursor;
-    private final int suffix;
+    private final boolean multiValued;
     byte[] key;
     private byte[] currentStored;
     private boolean pending;
 
-    Group(StoreCursor cursor, int suffix) {
+    Group(StoreCursor cursor, boolean multiValued) {
       this.cursor = cursor;
-      this.suffix = suffix;
+      this.multiValued = multiValued;
     }
 
     /** Moves to the next key; false at the end of the partition. */
@@ -165,7 +165,7 @@ final class ReduceTask<K, VI, KO, VO> implements Runnable {
         return false;
       }
       currentStored = cursor.key();
-      key = Arrays.copyOfRange(currentStored, PartitionMap.PREFIX_BYTES, currentStored.length - suffix);
+      key = StoredKeys.encodedKey(currentStored, multiValued);
       pending = true;
       return true;
     }
@@ -202,9 +202,7 @@ final class ReduceTask<K, VI, KO, VO> implements Runnable {
     }
 
     private boolean sameKey(byte[] stored) {
-      int len = stored.length - suffix - PartitionMap.PREFIX_BYTES;
-      return len == key.length && Arrays.equals(stored, PartitionMap.PREFIX_BYTES,
-          PartitionMap.PREFIX_BYTES + len, key, 0, key.length);
+      return StoredKeys.holdsKey(stored, key, multiValued);
     }
   }
 }

@@ -10,6 +10,7 @@ import org.sss.kvs.NodeStore;
 import org.sss.kvs.PackedBatch;
 import org.sss.kvs.StoreException;
 import org.sss.kvs.StoreTable;
+import org.sss.core.keys.StoredKeys;
 
 /**
  * Writes a received shuffle batch into the local table in one RocksDB write. The batch's
@@ -36,11 +37,15 @@ final class ShuffleReceiver {
     table.checkWritable(batch.getKeyTypeValue(), batch.getValueTypeValue());
     PackedBatch b = table.newPackedBatch(body.readableBytes() + 2 * batch.getPairCount() + 64);
     ByteBuf in = body.duplicate();
+    boolean multiValued = table.options().getMultiValued();
     while (in.isReadable()) {
       int start = in.readerIndex();
       int keyLength = PairBlock.readVarint(in);
       checkLength(keyLength, in);
       checkHeld(table, in, keyLength);
+      if (multiValued) {
+        checkUniquifier(table, in, keyLength, batch.getSourceNode());
+      }
       in.skipBytes(keyLength);
       int valueLength = PairBlock.readVarint(in);
       checkLength(valueLength, in);
@@ -64,7 +69,7 @@ final class ShuffleReceiver {
    * partition need not be the key's hash, since a job's partitioner chooses it.
    */
   private void checkHeld(StoreTable table, ByteBuf in, int keyLength) {
-    int partition = keyLength < PartitionMap.PREFIX_BYTES ? -1 : in.getUnsignedShort(in.readerIndex());
+    int partition = StoredKeys.partitionAt(in, in.readerIndex(), keyLength);
     int copies = Math.max(1, table.options().getReplication());
     // a table between stages keeps one copy, on the partition's leader or, while the leader is
     // out, on another of its copies (the job's view says which): any of them may receive it
@@ -72,6 +77,26 @@ final class ShuffleReceiver {
         || !placement.holds(self, partition, copies == 1 ? placement.replication() : copies)) {
       throw new StoreException(ErrorCode.BAD_REQUEST, "shuffle batch holds a pair for partition " + partition
           + ", of which this node holds no copy of table '" + table.name() + "'; nothing was written");
+    }
+  }
+
+  /**
+   * A multi-valued table's stored key ends with the sender's uniquifier ({@link StoredKeys}).
+   * A key without one, or with another node's, could overwrite a value written by that node
+   * (two senders of one key and sequence make one stored key), and reads would strip bytes of
+   * the key itself as if they were a uniquifier.
+   */
+  private static void checkUniquifier(StoreTable table, ByteBuf in, int keyLength, int sourceNode) {
+    if (keyLength < StoredKeys.PREFIX_BYTES + StoredKeys.UNIQUIFIER_BYTES) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, "shuffle batch holds a key of " + keyLength
+          + " bytes for multi-valued table '" + table.name() + "', shorter than a partition and a uniquifier"
+          + " (" + (StoredKeys.PREFIX_BYTES + StoredKeys.UNIQUIFIER_BYTES) + " bytes); nothing was written");
+    }
+    int source = in.getUnsignedShort(in.readerIndex() + keyLength - StoredKeys.UNIQUIFIER_BYTES);
+    if (source != sourceNode) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, "shuffle batch from node " + sourceNode
+          + " holds a value of multi-valued table '" + table.name() + "' uniquified as node " + source
+          + "'s; nothing was written");
     }
   }
 

@@ -14,12 +14,8 @@ import org.sss.kvs.PackedBatch;
  * partition, into a local write batch or a per-destination send buffer. Not thread-safe: one
  * per task.
  *
- * <p>Stored keys of a multi-valued output are
- * <pre>
- *   | partition u16 | encoded key | source node u16 | sequence u64 |
- * </pre>
- * The encoded key is prefix-free, so the uniquifier never makes two keys interleave: all
- * values of one key are adjacent in a sorted scan, which is what the reduce stage reads.
+ * <p>Stored keys are laid out as {@link StoredKeys} draws them; those of a multi-valued output
+ * carry this node as the source of the uniquifier.
  */
 final class ShuffleWriter implements PairWriter {
   private static final long SEQUENCE_BLOCK = 1 << 20;
@@ -54,15 +50,15 @@ final class ShuffleWriter implements PairWriter {
     if (shuffle.stopping()) {
       throw new StageAborted(); // a failed or aborted stage writes nothing more
     }
-    checkSize("key", PartitionMap.PREFIX_BYTES + key.length + (shuffle.multiValued ? StoredKeys.UNIQUIFIER_BYTES : 0));
+    boolean mv = shuffle.multiValued;
+    int storedLength = StoredKeys.storedLength(key.length, mv);
+    checkSize("key", storedLength);
     checkSize("value", value.length);
     int partition = partitioner.partition(key, map, shuffle.self);
     if (partition < 0 || partition >= map.partitions()) {
       throw new IllegalArgumentException("partitioner returned partition " + partition
           + " outside [0, " + map.partitions() + ")");
     }
-    boolean mv = shuffle.multiValued;
-    int storedLength = PartitionMap.PREFIX_BYTES + key.length + (mv ? StoredKeys.UNIQUIFIER_BYTES : 0);
     shuffle.pairsShuffled.incrementAndGet();
     shuffle.bytesShuffled.addAndGet(key.length + value.length);
     // one uniquifier per pair, so that every copy of the output stores the same key
@@ -105,12 +101,7 @@ final class ShuffleWriter implements PairWriter {
       buf = buffers[node] = Buffers.allocator().directBuffer(Math.max(64 << 10, pairBytes));
     }
     PairBlock.writeVarint(buf, storedLength);
-    buf.writeShort(partition);
-    buf.writeBytes(key);
-    if (mv) {
-      buf.writeShort(shuffle.self);
-      buf.writeLong(sequence);
-    }
+    StoredKeys.writeStored(buf, partition, key, mv, shuffle.self, sequence);
     PairBlock.writeVarint(buf, value.length);
     buf.writeBytes(value);
     counts[node]++;

@@ -11,6 +11,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.core.transport.PairBlock;
 import org.sss.kvs.StoreTable;
+import org.sss.core.keys.StoredKeys;
 
 /**
  * The keys a node catching up has written live since it joined, and the one rule about them: a
@@ -121,7 +122,7 @@ final class LiveWrites {
       }
       ingestedAt = generation;
       for (ByteBuffer k : written.getOrDefault(t.name(), Map.of()).keySet()) {
-        if (partitions.contains(PartitionMap.partitionOfStored(k.array()))) {
+        if (partitions.contains(StoredKeys.partitionOf(k.array()))) {
           keys.add(k.array());
         }
       }

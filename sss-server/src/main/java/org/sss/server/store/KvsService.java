@@ -25,6 +25,7 @@ import org.sss.kvs.NodeStore;
 import org.sss.kvs.StoreCursor;
 import org.sss.kvs.StoreException;
 import org.sss.kvs.StoreTable;
+import org.sss.core.keys.StoredKeys;
 
 /**
  * The store operations of the wire protocol, on one node. Each method runs on a worker thread
@@ -294,17 +295,17 @@ public final class KvsService {
 
   /** {@link #checkKey(StoreTable, byte[])} for a stored key at {@code in[at, at + length)}. */
   private void checkKey(StoreTable t, ByteBuf in, int at, int length) {
-    int partition = length < PartitionMap.PREFIX_BYTES ? -1 : in.getUnsignedShort(at);
+    int partition = StoredKeys.partitionAt(in, at, length);
     checkKey(t, length, partition);
-    checkHash(partitionMap.partitionOf(in.nioBuffer(at + PartitionMap.PREFIX_BYTES, length - PartitionMap.PREFIX_BYTES)),
+    checkHash(partitionMap.partitionOf(in.nioBuffer(at + StoredKeys.PREFIX_BYTES, length - StoredKeys.PREFIX_BYTES)),
         partition);
   }
 
   private byte[] checkKey(StoreTable t, byte[] storedKey) {
-    int partition = storedKey.length < PartitionMap.PREFIX_BYTES ? -1 : PartitionMap.partitionOfStored(storedKey);
+    int partition = StoredKeys.partitionOrMinusOne(storedKey);
     checkKey(t, storedKey.length, partition);
-    checkHash(partitionMap.partitionOf(storedKey, PartitionMap.PREFIX_BYTES,
-        storedKey.length - PartitionMap.PREFIX_BYTES), partition);
+    checkHash(partitionMap.partitionOf(storedKey, StoredKeys.PREFIX_BYTES,
+        storedKey.length - StoredKeys.PREFIX_BYTES), partition);
     return storedKey;
   }
 

@@ -39,7 +39,7 @@ final class MultiValued {
     long bytes = 0;
     try (StoreCursor c = t.scan(storedKey, KeyRanges.successor(storedKey))) {
       for (; c.valid(); c.next()) {
-        if (c.key().length == storedKey.length + StoredKeys.UNIQUIFIER_BYTES) {
+        if (StoredKeys.isValueOf(c.key(), storedKey)) {
           byte[] v = c.value();
           bytes += v.length + 8;
           if (bytes > budget) {
@@ -60,7 +60,7 @@ final class MultiValued {
       try (StoreCursor c = t.scan(k, KeyRanges.successor(k))) {
         for (; c.valid(); c.next()) {
           byte[] stored = c.key();
-          if (stored.length == k.length + StoredKeys.UNIQUIFIER_BYTES) {
+          if (StoredKeys.isValueOf(stored, k)) {
             out.add(stored);
           }
         }

@@ -16,6 +16,7 @@ import org.sss.core.transport.Frame;
 import org.sss.core.transport.PairBlock;
 import org.sss.kvs.StoreCursor;
 import org.sss.kvs.StoreException;
+import org.sss.core.transport.Varints;
 
 /**
  * The open scans of one connection. A scan is pull-based flow control: the server produces one
@@ -226,7 +227,7 @@ public final class ScanRegistry implements AutoCloseable {
       if (keyLength <= 127 && valueAt < room) {
         int valueRoom = room - valueAt - 1;
         int valueLength = c.value(window(nio, base + valueAt + 1, Math.min(valueRoom, 127)));
-        int lengthBytes = PairBlock.varintSize(valueLength);
+        int lengthBytes = Varints.size(valueLength);
         if (valueAt + lengthBytes + valueLength <= room) {
           if (lengthBytes > 1) {
             c.value(window(nio, base + valueAt + lengthBytes, valueLength));

@@ -20,6 +20,7 @@ import org.sss.core.transport.PairBlock;
 import org.sss.kvs.NodeStore;
 import org.sss.kvs.StoreCursor;
 import org.sss.kvs.StoreTable;
+import org.sss.core.keys.StoredKeys;
 
 /** A copy ingested as a run never replaces what a node catching up wrote live, before or during the copy. */
 class LiveWritesTest {
@@ -126,7 +127,7 @@ class LiveWritesTest {
     try (StoreCursor c = table.scan(null, null)) {
       for (; c.valid(); c.next()) {
         byte[] k = c.key();
-        out.put(PartitionMap.partitionOfStored(k) + "/" + new String(PartitionMap.userKey(k), StandardCharsets.UTF_8),
+        out.put(StoredKeys.partitionOf(k) + "/" + new String(StoredKeys.scannedKey(k), StandardCharsets.UTF_8),
             new String(c.value(), StandardCharsets.UTF_8));
       }
     }
@@ -134,7 +135,7 @@ class LiveWritesTest {
   }
 
   private static byte[] key(int partition, int i) {
-    return PartitionMap.storedKey(partition, bytes(String.format("k%04d", i)));
+    return StoredKeys.storedKey(partition, bytes(String.format("k%04d", i)));
   }
 
   private static String name(int partition, int i) {

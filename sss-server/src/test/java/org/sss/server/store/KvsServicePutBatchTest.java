@@ -31,6 +31,7 @@ import org.sss.core.transport.PairBlock;
 import org.sss.kvs.NodeStore;
 import org.sss.kvs.StoreException;
 import org.sss.kvs.StoreTable;
+import org.sss.core.keys.StoredKeys;
 
 /** PUT_BATCH: every pair written from any kind of body, or nothing when the batch is refused. */
 class KvsServicePutBatchTest {
@@ -187,7 +188,7 @@ class KvsServicePutBatchTest {
     put(body(pairs, "heap"), 400);
     long[] expected = new long[PARTITIONS];
     for (byte[][] p : pairs) {
-      expected[PartitionMap.partitionOfStored(p[0])]++;
+      expected[StoredKeys.partitionOf(p[0])]++;
     }
     long sum = 0;
     for (int p = 0; p < PARTITIONS; p++) {
