@@ -18,19 +18,20 @@ import org.sss.core.cluster.ClusterSpec;
  *   max.frame.bytes=67108864     # optional; larger frames close the connection
  *   max.value.bytes=33554432     # optional; larger keys or values are refused
  *   worker.threads=4             # optional; threads that run store operations
+ *   max.queued.requests=1024     # optional; requests held at once over all connections (then reading pauses)
  *   tls.cert=..., tls.key=...    # optional; PEM files, turn TLS on
  *   data.group.read=true         # optional; the data directory 0750 instead of 0700 (backups, monitoring)
  * </pre>
  */
 public record NodeConfig(ClusterSpec cluster, int nodeId, Path dataDir, String bindHost,
                          int maxFrameBytes, int maxValueBytes, int workerThreads,
-                         Path tlsCert, Path tlsKey, boolean groupReadable) {
-  public static final int DEFAULT_MAX_FRAME = 64 << 20;
+                         Path tlsCert, Path tlsKey, boolean groupReadable, int maxQueuedRequests) {
+  public static final int DEFAULT_MAX_FRAME = org.sss.core.transport.Pipelines.DEFAULT_MAX_FRAME;
   public static final int DEFAULT_MAX_VALUE = 32 << 20;
   /** The smallest frame limit a node accepts (bulk batches are about 1 MiB). */
   public static final int MIN_MAX_FRAME = 1 << 20;
   private static final Set<String> KNOWN = Set.of("cluster", "node.id", "data.dir", "bind",
-      "max.frame.bytes", "max.value.bytes", "worker.threads", "tls.cert", "tls.key", "data.group.read");
+      "max.frame.bytes", "max.value.bytes", "worker.threads", "tls.cert", "tls.key", "data.group.read", "max.queued.requests");
 
   public NodeConfig {
     if (nodeId < 0 || nodeId >= cluster.nodeCount()) {
@@ -49,12 +50,22 @@ public record NodeConfig(ClusterSpec cluster, int nodeId, Path dataDir, String b
     if (workerThreads < 1) {
       throw new IllegalArgumentException("worker.threads must be at least 1, not " + workerThreads);
     }
+    if (maxQueuedRequests < 2) {
+      throw new IllegalArgumentException("max.queued.requests must be at least 2, not " + maxQueuedRequests);
+    }
   }
 
   /** A config whose data directory is its owner's alone. */
   public NodeConfig(ClusterSpec cluster, int nodeId, Path dataDir, String bindHost, int maxFrameBytes,
                     int maxValueBytes, int workerThreads, Path tlsCert, Path tlsKey) {
-    this(cluster, nodeId, dataDir, bindHost, maxFrameBytes, maxValueBytes, workerThreads, tlsCert, tlsKey, false);
+    this(cluster, nodeId, dataDir, bindHost, maxFrameBytes, maxValueBytes, workerThreads, tlsCert, tlsKey, false,
+        org.sss.server.transport.QueuedRequests.DEFAULT_MAX);
+  }
+
+  /** This config holding at most {@code max} requests at once over all connections. */
+  public NodeConfig withMaxQueuedRequests(int max) {
+    return new NodeConfig(cluster, nodeId, dataDir, bindHost, maxFrameBytes, maxValueBytes, workerThreads, tlsCert,
+        tlsKey, groupReadable, max);
   }
 
   /** A config with defaults for everything but the essentials. */
@@ -88,7 +99,8 @@ public record NodeConfig(ClusterSpec cluster, int nodeId, Path dataDir, String b
           intOr(p, "worker.threads", defaultWorkers()),
           p.containsKey("tls.cert") ? base.resolve(p.getProperty("tls.cert")) : null,
           p.containsKey("tls.key") ? base.resolve(p.getProperty("tls.key")) : null,
-          booleanOr(p, "data.group.read"));
+          booleanOr(p, "data.group.read"),
+          intOr(p, "max.queued.requests", org.sss.server.transport.QueuedRequests.DEFAULT_MAX));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
     }

@@ -26,6 +26,7 @@ import org.sss.kvs.NodeStore;
 import org.sss.server.execution.EngineService;
 import org.sss.server.store.KvsService;
 import org.sss.server.transport.ConnectionHandler;
+import org.sss.server.transport.QueuedRequests;
 import org.sss.server.transport.Unauthenticated;
 
 /**
@@ -45,6 +46,7 @@ public final class SssServer implements AutoCloseable {
   private final Channel listener;
   private final EngineService engine;
   private final NodeLock lock;
+  private final QueuedRequests queued;
   /** This node's part in the membership of a replicated cluster; null with one copy. */
   private final org.sss.server.membership.Membership membership;
   private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
@@ -52,8 +54,9 @@ public final class SssServer implements AutoCloseable {
 
   private SssServer(NodeConfig config, NodeLock lock, NodeStore store, EngineService engine, EventLoopGroup boss,
                     EventLoopGroup io, ExecutorService workers, Channel listener,
-                    org.sss.server.membership.Membership membership) {
+                    org.sss.server.membership.Membership membership, QueuedRequests queued) {
     this.membership = membership;
+    this.queued = queued;
     this.config = config;
     this.lock = lock;
     this.store = store;
@@ -167,6 +170,7 @@ public final class SssServer implements AutoCloseable {
     };
     java.nio.channels.ServerSocketChannel[] socket = {null};
     Unauthenticated unauthenticated = new Unauthenticated(Unauthenticated.DEFAULT_MAX);
+    QueuedRequests queued = new QueuedRequests(config.maxQueuedRequests());
     try {
       // before the node accepts a connection: a request must never find the node half made
       membership.set(org.sss.server.membership.Membership.start(config.cluster(), config.nodeId(), host,
@@ -187,12 +191,12 @@ public final class SssServer implements AutoCloseable {
               FrameLimit frames = FrameLimit.untilAuthenticated(config.maxFrameBytes());
               Pipelines.addFraming(c.pipeline(), Request.parser(), frames);
               c.pipeline().addLast("node", new ConnectionHandler(secret, config.nodeId(), layout, kvs, engine,
-                  workers, stopRequested, frames, unauthenticated));
+                  workers, stopRequested, frames, unauthenticated, queued));
             }
           })
           .register().sync().channel(); // the socket is bound already: registering starts accepting
       LOG.info("node {} listening on {}:{}, data in {}", config.nodeId(), host, config.port(), config.dataDir());
-      SssServer server = new SssServer(config, lock, store, engine, boss, io, workers, ch, membership.get());
+      SssServer server = new SssServer(config, lock, store, engine, boss, io, workers, ch, membership.get(), queued);
       self.complete(server);
       return server;
     } catch (RuntimeException | InterruptedException e) {
@@ -271,6 +275,11 @@ public final class SssServer implements AutoCloseable {
 
   public NodeStore store() {
     return store;
+  }
+
+  /** The requests this node holds over all its connections (its bound, and the most it held). */
+  public QueuedRequests queuedRequests() {
+    return queued;
   }
 
   /** The port actually bound. */

@@ -60,6 +60,7 @@ import org.sss.core.transport.SssException;
 import org.sss.server.NodeConfig;
 import org.sss.server.NodeListener;
 import org.sss.server.SssServer;
+import org.sss.core.keys.StoredKeys;
 
 /**
  * What a node does with input a well-behaved client never sends: garbage, oversized frames,
@@ -371,7 +372,7 @@ class BadInputTest {
     }
     int foreign = spec.partitionMap().partitionsOf(1).get(0);
     io.netty.buffer.ByteBuf body = io.netty.buffer.Unpooled.buffer();
-    org.sss.core.transport.PairBlock.write(body, org.sss.core.cluster.PartitionMap.storedKey(foreign, new byte[] {1}),
+    org.sss.core.transport.PairBlock.write(body, org.sss.core.keys.StoredKeys.storedKey(foreign, new byte[] {1}),
         new byte[] {2});
     SssException e = assertThrows(SssException.class, () -> org.sss.client.internal.NodeChannels.await(
         wellBehaved.channels().get(0).call(Request.newBuilder().setShuffleBatch(org.sss.core.proto.ShuffleBatch
@@ -379,6 +380,47 @@ class BadInputTest {
     assertEquals(ErrorCode.BAD_REQUEST, e.code());
     assertTrue(e.getMessage().contains("partition " + foreign + ", of which this node holds no copy"), e.getMessage());
     assertEquals(0, wellBehaved.count(table));
+    wellBehaved.dropTable(table, false);
+  }
+
+  /**
+   * A multi-valued table's shuffled key must end with the sender's own uniquifier: one without
+   * a uniquifier, or with another node's, could overwrite another sender's value.
+   */
+  @Test
+  @Order(16)
+  void shuffleBatchWithoutTheSendersUniquifier_refusedWithNothingWritten() throws IOException {
+    String jobId = "uniqcheck01";
+    String table = "sss-tmp-" + jobId + "-0";
+    for (int n = 0; n < spec.nodeCount(); n++) {
+      org.sss.client.internal.NodeChannels.await(wellBehaved.channels().get(n).call(Request.newBuilder()
+          .setCreateTable(org.sss.core.proto.CreateTable.newBuilder().setTable(table).setJobId(jobId)
+              .setOptions(TableOptions.newBuilder().setMultiValued(true)))), PROMPTLY).release();
+    }
+    int own = spec.partitionMap().partitionsOf(0).get(0);
+    byte[] stored = org.sss.core.keys.StoredKeys.storedKey(own, new byte[] {1});
+    byte[][] badKeys = {
+        stored, // no uniquifier at all
+        org.sss.core.keys.StoredKeys.withUniquifier(stored, 2, 7), // node 2's uniquifier, sent by node 1
+    };
+    String[] expected = {"shorter than a partition and a uniquifier", "uniquified as node 2's"};
+    for (int i = 0; i < badKeys.length; i++) {
+      io.netty.buffer.ByteBuf body = io.netty.buffer.Unpooled.buffer();
+      org.sss.core.transport.PairBlock.write(body, badKeys[i], new byte[] {2});
+      SssException e = assertThrows(SssException.class, () -> org.sss.client.internal.NodeChannels.await(
+          wellBehaved.channels().get(0).call(Request.newBuilder().setShuffleBatch(org.sss.core.proto.ShuffleBatch
+              .newBuilder().setJobId(jobId).setTable(table).setPairCount(1).setSourceNode(1)), body), PROMPTLY));
+      assertEquals(ErrorCode.BAD_REQUEST, e.code());
+      assertTrue(e.getMessage().contains(expected[i]), e.getMessage());
+    }
+    // the sender's own uniquifier is taken
+    io.netty.buffer.ByteBuf body = io.netty.buffer.Unpooled.buffer();
+    org.sss.core.transport.PairBlock.write(body, org.sss.core.keys.StoredKeys.withUniquifier(stored, 1, 7),
+        new byte[] {2});
+    org.sss.client.internal.NodeChannels.await(wellBehaved.channels().get(0).call(Request.newBuilder()
+        .setShuffleBatch(org.sss.core.proto.ShuffleBatch.newBuilder().setJobId(jobId).setTable(table)
+            .setPairCount(1).setSourceNode(1)), body), PROMPTLY).release();
+    assertEquals(1, wellBehaved.count(table));
     wellBehaved.dropTable(table, false);
   }
 
@@ -427,7 +469,7 @@ class BadInputTest {
       byte[] k = KeyCodec.encodeString("raw-" + n);
       int p = map.partitionOf(k);
       if (map.ownerOf(p) == node) {
-        return PartitionMap.storedKey(p, k);
+        return StoredKeys.storedKey(p, k);
       }
     }
   }

@@ -50,7 +50,9 @@ import org.sss.server.store.ScanRegistry;
  *
  * <h2>Backpressure</h2>
  * Requests run on the worker pool; when more than {@link #MAX_IN_FLIGHT} of this connection's
- * requests are running or queued, the connection stops reading until some finish. Open scans
+ * requests are running or queued, the connection stops reading until some finish, and so does
+ * every connection that brings a request while the node holds its bound over all connections
+ * ({@link QueuedRequests}). Open scans
  * also read their next chunk ahead on the same pool (one chunk per scan, see
  * {@link ScanRegistry}).
  */
@@ -87,13 +89,16 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
   /** The frames this connection may send: small until it authenticates. */
   private final FrameLimit frameLimit;
   private final Unauthenticated unauthenticated;
+  /** The node's requests over all its connections. */
+  private final QueuedRequests queued;
   /** True while this connection counts in {@link #unauthenticated}. */
   private boolean counted;
 
   public ConnectionHandler(String secret, int nodeId, String layout, KvsService kvs, EngineService engine,
                            Executor workers, NodeStopper stopNode, FrameLimit frameLimit,
-                           Unauthenticated unauthenticated) {
+                           Unauthenticated unauthenticated, QueuedRequests queued) {
     super(false);
+    this.queued = queued;
     this.frameLimit = frameLimit;
     this.unauthenticated = unauthenticated;
     this.layout = layout;
@@ -168,8 +173,13 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
       return;
     }
     noteCoordinatedJob(req);
-    if (inFlight.incrementAndGet() >= MAX_IN_FLIGHT) {
+    boolean overOwn = inFlight.incrementAndGet() >= MAX_IN_FLIGHT;
+    boolean overNode = !queued.enter();
+    if (overOwn || overNode) {
       ctx.channel().config().setAutoRead(false);
+    }
+    if (overNode) {
+      queued.pause(() -> resumeReading(ctx));
     }
     try {
       (ordered(req) ? writeLane : workers).execute(() -> run(ctx, frame));
@@ -271,7 +281,14 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
   }
 
   private void finished(ChannelHandlerContext ctx) {
-    if (inFlight.decrementAndGet() < MAX_IN_FLIGHT / 2 && !ctx.channel().config().isAutoRead()) {
+    inFlight.decrementAndGet();
+    queued.leave();
+    resumeReading(ctx);
+  }
+
+  /** Reads again unless this connection still has many requests of its own in flight. */
+  private void resumeReading(ChannelHandlerContext ctx) {
+    if (inFlight.get() < MAX_IN_FLIGHT / 2 && !ctx.channel().config().isAutoRead()) {
       ctx.channel().config().setAutoRead(true);
     }
   }
