@@ -1,0 +1,60 @@
+package org.sss.server.execution;
+
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
+import org.sss.bench.jmh.JmhData;
+import org.sss.core.api.Serdes;
+import org.sss.examples.WordCount;
+
+/**
+ * The combining buffer of a map runner ({@link CombiningBuffer}, as {@code MapOutput} makes it)
+ * with WordCount's summing combiner, over the words of RandomTextWriter's lines (1,000 distinct
+ * words drawn uniformly): each emitted (word, 1) is added, then the buffer is flushed, which
+ * encodes one summed pair per word for the shuffle. One operation is one emitted pair.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 3)
+@Measurement(iterations = 5, time = 3)
+@Fork(1)
+public class CombiningBufferBenchmark {
+  String[] words;
+
+  @Setup
+  public void setup() {
+    words = JmhData.words(JmhData.PAIRS, JmhData.SEED);
+  }
+
+  /** A job with a combiner (WordCount's) hands every pair its mappers emit to this buffer: its cost per pair bounds the map stage. */
+  @Benchmark
+  @OperationsPerInvocation(JmhData.PAIRS)
+  public long addAndFlush(Blackhole bh) throws Exception {
+    return addAndFlush(words, (key, value) -> {
+      bh.consume(key);
+      bh.consume(value);
+    });
+  }
+
+  /** Adds (word, 1) for every word to a new buffer, flushes it into {@code out}; returns the pairs written. */
+  static long addAndFlush(String[] words, PairWriter out) throws Exception {
+    CombiningBuffer<String, Long> buffer = new CombiningBuffer<>(new WordCount.Sum(), Serdes.STRING, Serdes.LONG,
+        out, MapTask.COMBINE_BUDGET);
+    Long one = 1L;
+    for (String word : words) {
+      buffer.add(word, one);
+    }
+    return buffer.flush();
+  }
+}

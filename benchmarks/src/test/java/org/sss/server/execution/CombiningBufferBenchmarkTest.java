@@ -1,0 +1,29 @@
+package org.sss.server.execution;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.sss.bench.jmh.JmhData;
+import org.sss.core.api.Serdes;
+
+/** The combining buffer benchmark's work, run once untimed: one pair per word, with the word's count. */
+class CombiningBufferBenchmarkTest {
+  @Test
+  void addAndFlush_writesEachWordOnceWithItsCount() throws Exception {
+    CombiningBufferBenchmark b = new CombiningBufferBenchmark();
+    b.setup();
+    Map<String, Long> expected = new HashMap<>();
+    for (String word : b.words) {
+      expected.merge(word, 1L, Long::sum);
+    }
+    Map<String, Long> written = new HashMap<>();
+    long pairs = CombiningBufferBenchmark.addAndFlush(b.words, (key, value) ->
+        assertNull(written.put(Serdes.STRING.decodeKey(key), Serdes.LONG.decodeValue(value)), "a word written twice"));
+    assertEquals(JmhData.PAIRS, b.words.length);
+    assertEquals(expected.size(), pairs);
+    assertEquals(expected, written);
+  }
+}
