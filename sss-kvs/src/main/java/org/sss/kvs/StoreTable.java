@@ -1,7 +1,5 @@
 package org.sss.kvs;
 
-import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,16 +8,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.EnvOptions;
-import org.rocksdb.IngestExternalFileOptions;
-import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
-import org.rocksdb.Slice;
 import org.rocksdb.Snapshot;
-import org.rocksdb.SstFileWriter;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.sss.core.keys.PairTypes;
@@ -38,7 +30,7 @@ import org.sss.core.proto.TableOptions;
  * cursor closes, because RocksJava frees it immediately and a cursor still using it would
  * crash the process.
  *
- * <p>Every other operation (and every call on a {@link Batch}) holds the table's lifecycle lock,
+ * <p>Every other operation (and every call on a {@link TableBatch}) holds the table's lifecycle lock,
  * shared, while it uses the handle, and a drop takes it exclusively: a drop waits for the calls
  * under way, and a call that starts after it fails with {@link ErrorCode#NO_SUCH_TABLE}.
  * Without that a batch could reach RocksDB after its column family was dropped, which RocksDB
@@ -63,7 +55,6 @@ public final class StoreTable {
   private final Path ingestDir;
   /** 1 for the table itself plus 1 per open cursor; at 0 the native handle is freed. */
   private final AtomicInteger references = new AtomicInteger(1);
-  /** Shared by operations using the handle, exclusive for dropping; see the class comment. */
   /**
    * Values of at least this size are kept in blob files, not in SST blocks; a bulk table
    * stores such values of a sorted run through its memtable (whose flush writes the blob
@@ -79,6 +70,7 @@ public final class StoreTable {
   static final long MAX_READ_AHEAD = 2L << 20;
   static final long MIN_READ_AHEAD = 16L << 10;
 
+  /** Shared by operations using the handle, exclusive for dropping; see the class comment. */
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
   private volatile boolean dropped;
   /**
@@ -103,7 +95,7 @@ public final class StoreTable {
    * the lifecycle lock: a run is stored under the lock, so the lock order is always runs, then
    * lifecycle.
    */
-  private void sealRuns() {
+  void sealRuns() {
     if (runs != null) {
       runs.seal();
     }
@@ -129,7 +121,7 @@ public final class StoreTable {
   }
 
   /** How a write is logged now: a job's table is not, until it is committed under its name. */
-  private WriteOptions writeOptions() {
+  WriteOptions writeOptions() {
     return org.sss.core.cluster.JobTables.isJobTable(name) ? unlogged : writeOptions;
   }
 
@@ -186,7 +178,7 @@ public final class StoreTable {
   }
 
   /** Takes the lifecycle lock (shared) on a live table; the caller unlocks it. */
-  private Lock use() {
+  Lock use() {
     Lock lock = lifecycle.readLock();
     lock.lock();
     if (dropped) {
@@ -196,15 +188,15 @@ public final class StoreTable {
     return lock;
   }
 
-  private StoreException storageError(String what, RocksDBException e) {
+  StoreException storageError(String what, RocksDBException e) {
     return new StoreException(ErrorCode.STORAGE_ERROR, what + " on table '" + name + "' failed: "
         + e.getMessage(), e);
   }
 
-  /** A batch of writes applied atomically by {@link Batch#commit()}. */
-  public Batch newBatch() {
+  /** A batch of writes applied atomically by {@link TableBatch#commit()}. */
+  public TableBatch newBatch() {
     checkLive();
-    return new Batch();
+    return new TableBatch(this);
   }
 
   /** A batch assembled in serialized form and written in one call (see {@link PackedBatch}). */
@@ -264,7 +256,7 @@ public final class StoreTable {
   }
 
   /** One multi-get of non-empty {@code keys} under the lifecycle lock; {@code read} null for the latest values. */
-  private List<byte[]> readMany(ReadOptions read, List<byte[]> keys) {
+  List<byte[]> readMany(ReadOptions read, List<byte[]> keys) {
     Lock lock = use();
     try {
       List<ColumnFamilyHandle> handles = java.util.Collections.nCopies(keys.size(), handle);
@@ -286,48 +278,15 @@ public final class StoreTable {
     Lock lock = use();
     try {
       references.incrementAndGet();
-      return new PointInTime(db.getSnapshot());
+      return new PointInTime(this, db.getSnapshot());
     } finally {
       lock.unlock();
     }
   }
 
-  /** See {@link #pointInTime}. */
-  public final class PointInTime implements AutoCloseable {
-    private final Snapshot snapshot;
-    private final ReadOptions read;
-    private boolean closed;
-
-    private PointInTime(Snapshot snapshot) {
-      this.snapshot = snapshot;
-      this.read = new ReadOptions().setSnapshot(snapshot);
-    }
-
-    /** What the keys held then; null for a key absent then, in request order. */
-    public List<byte[]> multiGet(List<byte[]> keys) {
-      if (closed) {
-        throw new IllegalStateException("point in time already closed");
-      }
-      if (keys.isEmpty()) {
-        return new ArrayList<>(); // RocksJava asserts a non-empty key list
-      }
-      return readMany(read, keys);
-    }
-
-    @Override
-    public void close() {
-      if (!closed) {
-        closed = true;
-        read.close();
-        db.releaseSnapshot(snapshot);
-        releaseReference();
-      }
-    }
-  }
-
   /** Deletes stored keys in one batch. */
   public void delete(List<byte[]> keys) {
-    try (Batch b = newBatch()) {
+    try (TableBatch b = newBatch()) {
       for (byte[] k : keys) {
         b.delete(k);
       }
@@ -340,7 +299,7 @@ public final class StoreTable {
    * time): how a copy that fell behind is emptied before it is filled again.
    */
   public void deleteRange(byte[] lower, byte[] upper) {
-    try (Batch b = newBatch()) {
+    try (TableBatch b = newBatch()) {
       b.deleteRange(lower, upper);
       b.commit();
     }
@@ -385,7 +344,7 @@ public final class StoreTable {
       Snapshot snapshot = db.getSnapshot();
       List<RangeReader> cursors = new ArrayList<>(ranges.size());
       for (byte[][] range : ranges) {
-        RangeReader stored = new RangeCursor(snapshot, range[0], range[1], readAhead);
+        RangeReader stored = new RangeCursor(this, snapshot, range[0], range[1], readAhead);
         cursors.add(resident == null ? stored : ResidentCursor.over(resident, range[0], range[1], stored));
       }
       Runnable release = () -> {
@@ -438,7 +397,6 @@ public final class StoreTable {
     return n;
   }
 
-  /** Pairs (RocksDB's estimate) and bytes (SST files plus memtables). */
   /**
    * The table's info, or empty when it was dropped: a listing takes a snapshot of the tables
    * and must not fail because another client dropped one of them meanwhile.
@@ -454,6 +412,7 @@ public final class StoreTable {
     }
   }
 
+  /** Pairs (RocksDB's estimate) and bytes (SST files plus memtables). */
   public TableInfo info() {
     // read before the lock: the lock order is runs, then lifecycle
     long pendingPairs = runs == null ? 0 : runs.pendingPairs();
@@ -495,12 +454,6 @@ public final class StoreTable {
     });
   }
 
-  /** Pairs in ascending key order without duplicates, written into an SST file. */
-  interface SortedRun {
-    /** Puts every pair into {@code writer}; returns how many. */
-    long writeTo(SstFileWriter writer) throws RocksDBException;
-  }
-
   /**
    * Writes one pair of a sorted run through the memtable, read in place from the array that
    * holds it: for values of {@link #LARGE_VALUE_BYTES} or more, which the memtable's flush
@@ -521,9 +474,9 @@ public final class StoreTable {
   /** {@link #ingestSorted} without storing gathered runs first (it stores one). */
   void ingestRun(SortedRun run) {
     checkLive();
-    try (RunFile file = new RunFile(false)) { // it stores the gathered runs: sealing here would recurse
+    try (RunFile file = new RunFile(this, false)) { // it stores the gathered runs: sealing here would recurse
       try {
-        file.pairs += run.writeTo(file.writer);
+        file.write(run);
       } catch (RocksDBException e) {
         throw storageError("writing a sorted run", e);
       }
@@ -538,176 +491,12 @@ public final class StoreTable {
    */
   public RunFile newRunFile() {
     checkLive();
-    return new RunFile(true);
+    return new RunFile(this, true);
   }
-
-  /**
-   * Pairs in ascending stored-key order without duplicates, written into an SST file of their
-   * own, then ingested into the table whole: no memtable, no WAL, no flush.
-   */
-  public final class RunFile implements AutoCloseable {
-    private final Path file;
-    private final EnvOptions env = new EnvOptions();
-    private final Options opts = new Options().setCompressionType(NodeStore.compressionOf(options));
-    private final SstFileWriter writer;
-    /** Whether the table's gathered writes ({@link SortedRuns}) are stored before the run, so that the run is newer. */
-    private final boolean sealFirst;
-    private long pairs;
-    private boolean closed;
-
-    private RunFile(boolean sealFirst) {
-      this.sealFirst = sealFirst;
-      SstFileWriter w = null;
-      try {
-        Files.createDirectories(ingestDir);
-        file = Files.createTempFile(ingestDir, name + "-", ".sst");
-        w = new SstFileWriter(env, opts);
-        w.open(file.toString());
-      } catch (java.io.IOException | RocksDBException | RuntimeException e) {
-        if (w != null) {
-          w.close();
-        }
-        opts.close();
-        env.close();
-        throw new StoreException(ErrorCode.STORAGE_ERROR, "cannot open an ingest file for table '" + name + "': "
-            + e.getMessage(), e);
-      }
-      writer = w;
-    }
-
-    /** Adds a pair; its key must be greater than every key added before. */
-    public void put(byte[] key, byte[] value) {
-      if (closed) {
-        throw new IllegalStateException("run file already ingested or closed");
-      }
-      try {
-        writer.put(key, value);
-        pairs++;
-      } catch (RocksDBException e) {
-        throw storageError("writing a sorted run", e);
-      }
-    }
-
-    /** Pairs added so far. */
-    public long pairs() {
-      return pairs;
-    }
-
-    /**
-     * Finishes the file and makes its pairs part of the table, newer than every write applied
-     * before; nothing when no pair was added. The file is gone afterwards, ingested or not.
-     */
-    public void ingest() {
-      if (closed) {
-        throw new IllegalStateException("run file already ingested or closed");
-      }
-      try {
-        if (pairs == 0) {
-          return;
-        }
-        try {
-          writer.finish();
-        } catch (RocksDBException e) {
-          throw storageError("writing a sorted run", e);
-        }
-        if (sealFirst) {
-          sealRuns(); // before the lifecycle lock: the lock order is runs, then lifecycle
-        }
-        if (!options.getDisableAutoCompaction()) {
-          awaitCompaction();
-        }
-        Lock lock = use();
-        try (IngestExternalFileOptions ingest = new IngestExternalFileOptions().setMoveFiles(true)) {
-          db.ingestExternalFile(handle, List.of(file.toString()), ingest);
-          if (runs != null && options.getDisableAutoCompaction() && levelZeroFiles() > MAX_RUNS) {
-            mergeRuns();
-          }
-        } catch (RocksDBException e) {
-          throw storageError("ingesting a sorted run", e);
-        } finally {
-          lock.unlock();
-        }
-      } finally {
-        close();
-      }
-    }
-
-    /** Forgets the file unless it was ingested. */
-    @Override
-    public void close() {
-      if (!closed) {
-        closed = true;
-        if (writer != null) {
-          writer.close();
-        }
-        opts.close();
-        env.close();
-        deleteQuietly(file);
-      }
-    }
-  }
-
-  /**
-   * Level-0 files at which an ingest into a table with auto-compaction waits for compaction.
-   * An ingest, unlike a memtable write, is not slowed by RocksDB as level 0 grows, but past 20
-   * files RocksDB slows, and past 36 stops, every write of the node, and reads probe each file:
-   * so runs (a job's output, a node catching up) wait here instead, below those triggers.
-   */
-  static final int INGEST_BACKLOG = 16;
-  private static final long BACKLOG_WAIT_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(5);
-
-  /** Waits, at most {@link #BACKLOG_WAIT_NANOS}, until level 0 is under {@link #INGEST_BACKLOG} files. */
-  private void awaitCompaction() {
-    long deadline = System.nanoTime() + BACKLOG_WAIT_NANOS;
-    while (System.nanoTime() < deadline) {
-      long files;
-      Lock lock = use();
-      try {
-        files = levelZeroFiles();
-      } catch (RocksDBException e) {
-        throw storageError("reading level 0", e);
-      } finally {
-        lock.unlock();
-      }
-      if (files < INGEST_BACKLOG) {
-        return;
-      }
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new StoreException(ErrorCode.INTERNAL, "interrupted waiting for compaction of table '" + name + "'", e);
-      }
-    }
-  }
-
-  /**
-   * Sorted runs a bulk table keeps side by side before it merges them. A scan holds a block and
-   * a read-ahead buffer of every run at once, so past this many runs they are merged into one
-   * sorted level (read through one file at a time), as Hadoop merges spills past its sort
-   * factor: a reduce's native memory stays bounded however much data its table holds.
-   */
-  static final int MAX_RUNS = 128;
 
   long levelZeroFiles() throws RocksDBException {
     // a string property: RocksDB has no integer form of it
     return Long.parseLong(db.getProperty(handle, "rocksdb.num-files-at-level0").trim());
-  }
-
-  /** Merges every run of this bulk table into the bottom level (its automatic compaction is off). */
-  private void mergeRuns() throws RocksDBException {
-    try (org.rocksdb.CompactRangeOptions all = new org.rocksdb.CompactRangeOptions()
-        .setBottommostLevelCompaction(org.rocksdb.CompactRangeOptions.BottommostLevelCompaction.kForceOptimized)) {
-      db.compactRange(handle, null, null, all);
-    }
-  }
-
-  private static void deleteQuietly(Path file) {
-    try {
-      Files.deleteIfExists(file);
-    } catch (java.io.IOException ignored) {
-      // a leftover temp file is harmless; the ingest directory is cleared at open
-    }
   }
 
   /** Flushes memtables to disk (used before measuring scans and in tests). */
@@ -742,6 +531,20 @@ public final class StoreTable {
 
   String family() {
     return family;
+  }
+
+  RocksDB db() {
+    return db;
+  }
+
+  /** Where {@link RunFile}s are written before they are ingested. */
+  Path ingestDir() {
+    return ingestDir;
+  }
+
+  /** The table's gathering of writes into sorted runs; null when it gathers none. */
+  SortedRuns runs() {
+    return runs;
   }
 
   /**
@@ -806,299 +609,11 @@ public final class StoreTable {
     }
   }
 
-  private void releaseReference() {
+  void releaseReference() {
     if (references.decrementAndGet() == 0) {
       handle.close();
       writeOptions.close();
       unlogged.close();
-    }
-  }
-
-  /**
-   * An atomic batch of writes. Not thread-safe; one writer fills it. Each call holds the
-   * table's lifecycle lock while it uses the handle, so a drop can happen between calls (and
-   * the later calls refuse with {@link ErrorCode#NO_SUCH_TABLE}) but never under one.
-   */
-  public final class Batch implements AutoCloseable {
-    private final WriteBatch batch = new WriteBatch();
-    private int count;
-
-    public void put(byte[] key, byte[] value) {
-      Lock lock = use(); // after a drop the native handle may be freed: using it would crash the JVM
-      try {
-        batch.put(handle, key, value);
-        count++;
-      } catch (RocksDBException e) {
-        throw storageError("put", e);
-      } finally {
-        lock.unlock();
-      }
-    }
-
-    /** Adds a pair from direct buffers without copying it onto the Java heap. */
-    public void put(ByteBuffer key, ByteBuffer value) {
-      Lock lock = use();
-      try {
-        batch.put(handle, key, value);
-        count++;
-      } catch (RocksDBException e) {
-        throw storageError("put", e);
-      } finally {
-        lock.unlock();
-      }
-    }
-
-    public void delete(byte[] key) {
-      Lock lock = use();
-      try {
-        batch.delete(handle, key);
-        count++;
-      } catch (RocksDBException e) {
-        throw storageError("delete", e);
-      } finally {
-        lock.unlock();
-      }
-    }
-
-    /** Deletes every key in {@code [lower, upper)}. */
-    public void deleteRange(byte[] lower, byte[] upper) {
-      Lock lock = use();
-      try {
-        batch.deleteRange(handle, lower, upper);
-        count++;
-      } catch (RocksDBException e) {
-        throw storageError("delete a range", e);
-      } finally {
-        lock.unlock();
-      }
-    }
-
-    public int count() {
-      return count;
-    }
-
-    /**
-     * Applies the batch: all of it or, on failure, none of it. Refused once the table is
-     * dropped: RocksDB treats a write to a dropped column family as a fatal error that stops
-     * every later write on the node.
-     */
-    public void commit() {
-      sealRuns(); // earlier writes gathered in runs must not land after this batch
-      Lock lock = use();
-      try {
-        db.write(writeOptions(), batch);
-      } catch (RocksDBException e) {
-        throw storageError("write", e);
-      } finally {
-        lock.unlock();
-      }
-    }
-
-    @Override
-    public void close() {
-      batch.close();
-    }
-  }
-
-  /** A cursor over one key range. */
-  private final class RangeCursor implements RangeReader {
-    private final ReadOptions readOptions;
-    private final Slice upperSlice;
-    private final RocksIterator it;
-
-    RangeCursor(Snapshot snapshot, byte[] lower, byte[] upper, long readAhead) {
-      readOptions = new ReadOptions().setSnapshot(snapshot).setFillCache(false).setReadaheadSize(readAhead);
-      upperSlice = upper == null ? null : new Slice(upper);
-      if (upperSlice != null) {
-        readOptions.setIterateUpperBound(upperSlice);
-      }
-      it = db.newIterator(handle, readOptions);
-      if (lower == null) {
-        it.seekToFirst();
-      } else {
-        it.seek(lower);
-      }
-    }
-
-    @Override
-    public boolean valid() {
-      return it.isValid();
-    }
-
-    @Override
-    public byte[] key() {
-      return it.key();
-    }
-
-    @Override
-    public byte[] value() {
-      return it.value();
-    }
-
-    @Override
-    public int key(ByteBuffer target) {
-      return it.key(target);
-    }
-
-    @Override
-    public int value(ByteBuffer target) {
-      return it.value(target);
-    }
-
-    @Override
-    public void next() {
-      it.next();
-    }
-
-    @Override
-    public void checkStatus() {
-      try {
-        it.status();
-      } catch (RocksDBException e) {
-        throw storageError("scan", e);
-      }
-    }
-
-    @Override
-    public void close() {
-      it.close();
-      readOptions.close();
-      if (upperSlice != null) {
-        upperSlice.close();
-      }
-    }
-  }
-
-  /** Ranges one after another. */
-  private static final class ConcatCursor implements StoreCursor {
-    private final List<RangeReader> cursors;
-    private final Runnable release;
-    private int current;
-    private boolean closed;
-
-    ConcatCursor(List<RangeReader> cursors, Runnable release) {
-      this.cursors = cursors;
-      this.release = release;
-      skipExhausted();
-    }
-
-    private void skipExhausted() {
-      while (current < cursors.size() && !cursors.get(current).valid()) {
-        cursors.get(current).checkStatus();
-        current++;
-      }
-    }
-
-    @Override
-    public boolean valid() {
-      return current < cursors.size();
-    }
-
-    @Override
-    public byte[] key() {
-      return cursors.get(current).key();
-    }
-
-    @Override
-    public byte[] value() {
-      return cursors.get(current).value();
-    }
-
-    @Override
-    public int key(ByteBuffer target) {
-      return cursors.get(current).key(target);
-    }
-
-    @Override
-    public int value(ByteBuffer target) {
-      return cursors.get(current).value(target);
-    }
-
-    @Override
-    public void next() {
-      cursors.get(current).next();
-      skipExhausted();
-    }
-
-    @Override
-    public void close() {
-      if (!closed) {
-        closed = true;
-        cursors.forEach(RangeReader::close);
-        release.run();
-      }
-    }
-  }
-
-  /**
-   * Ranges merged into one ascending order of the key after the 2-byte partition prefix:
-   * partitions hold disjoint keys, so this is the table's key order on this node.
-   */
-  private static final class MergingCursor implements StoreCursor {
-    private final List<RangeReader> live = new ArrayList<>();
-    private final List<RangeReader> all;
-    private final Runnable release;
-    private final java.util.PriorityQueue<Head> heap;
-    private Head top;
-    private boolean closed;
-
-    private record Head(RangeReader cursor, byte[] key) {}
-
-    MergingCursor(List<RangeReader> cursors, Runnable release) {
-      this.all = cursors;
-      this.release = release;
-      this.heap = new java.util.PriorityQueue<>(Math.max(1, cursors.size()),
-          (a, b) -> Arrays.compareUnsigned(a.key, 2, a.key.length, b.key, 2, b.key.length));
-      for (RangeReader c : cursors) {
-        if (c.valid()) {
-          heap.add(new Head(c, c.key()));
-          live.add(c);
-        } else {
-          c.checkStatus();
-        }
-      }
-      top = heap.poll();
-    }
-
-    @Override
-    public boolean valid() {
-      return top != null;
-    }
-
-    @Override
-    public byte[] key() {
-      return top.key;
-    }
-
-    @Override
-    public byte[] value() {
-      return top.cursor.value();
-    }
-
-    @Override
-    public int value(ByteBuffer target) {
-      return top.cursor.value(target);
-    }
-
-    @Override
-    public void next() {
-      RangeReader c = top.cursor;
-      c.next();
-      if (c.valid()) {
-        heap.add(new Head(c, c.key()));
-      } else {
-        c.checkStatus();
-      }
-      top = heap.poll();
-    }
-
-    @Override
-    public void close() {
-      if (!closed) {
-        closed = true;
-        all.forEach(RangeReader::close);
-        release.run();
-      }
     }
   }
 }

@@ -150,7 +150,7 @@ class LargeValuesTest {
     try (NodeStore store = NodeStore.open(dir)) {
       StoreTable t = store.create("many", BULK, false);
       TreeMap<String, byte[]> expected = new TreeMap<>();
-      for (int run = 0; run < StoreTable.MAX_RUNS + 10; run++) {
+      for (int run = 0; run < RunFile.MAX_RUNS + 10; run++) {
         List<byte[][]> pairs = new ArrayList<>(); // overlapping runs: each lands in level 0
         for (int k : new int[] {run, 100_000 - run}) {
           byte[] v = value(run, 20);
@@ -159,7 +159,7 @@ class LargeValuesTest {
         }
         t.ingestSorted(pairs);
       }
-      assertTrue(t.levelZeroFiles() <= StoreTable.MAX_RUNS, t.levelZeroFiles() + " runs side by side");
+      assertTrue(t.levelZeroFiles() <= RunFile.MAX_RUNS, t.levelZeroFiles() + " runs side by side");
       assertScanMatches(t, expected);
     }
   }

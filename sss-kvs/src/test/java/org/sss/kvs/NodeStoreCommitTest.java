@@ -54,7 +54,7 @@ class NodeStoreCommitTest {
   }
 
   private static void put(StoreTable t, String k, String v) {
-    try (StoreTable.Batch b = t.newBatch()) {
+    try (TableBatch b = t.newBatch()) {
       b.put(bytes(k), bytes(v));
       b.commit();
     }

@@ -72,14 +72,14 @@ class NodeStoreTest {
   }
 
   private static void put(StoreTable t, Map<byte[], byte[]> pairs) {
-    try (StoreTable.Batch b = t.newBatch()) {
+    try (TableBatch b = t.newBatch()) {
       pairs.forEach(b::put);
       b.commit();
     }
   }
 
   private static void put(StoreTable t, byte[] key, byte[] value) {
-    try (StoreTable.Batch b = t.newBatch()) {
+    try (TableBatch b = t.newBatch()) {
       b.put(key, value);
       b.commit();
     }
@@ -208,7 +208,7 @@ class NodeStoreTest {
   @Test
   void batch_putGetMultiGetDelete() {
     StoreTable t = store.create("t", DEFAULTS, false);
-    try (StoreTable.Batch b = t.newBatch()) {
+    try (TableBatch b = t.newBatch()) {
       b.put(bytes("a"), bytes("1"));
       b.put(bytes("b"), new byte[0]);
       b.put(new byte[0], bytes("empty key"));
@@ -240,7 +240,7 @@ class NodeStoreTest {
   @Test
   void batch_laterPutOfSameKeyWins() {
     StoreTable t = store.create("t", DEFAULTS, false);
-    try (StoreTable.Batch b = t.newBatch()) {
+    try (TableBatch b = t.newBatch()) {
       b.put(bytes("k"), bytes("old"));
       b.delete(bytes("k"));
       b.put(bytes("k"), bytes("new"));
@@ -257,7 +257,7 @@ class NodeStoreTest {
     ByteBuffer value = ByteBuffer.allocateDirect(16);
     key.put(KeyCodec.encodeLong(5)).flip();
     value.put(bytes("direct")).flip();
-    try (StoreTable.Batch b = t.newBatch()) {
+    try (TableBatch b = t.newBatch()) {
       b.put(key, value);
       b.commit();
     }
@@ -362,7 +362,7 @@ class NodeStoreTest {
   private static Map<Integer, TreeMap<byte[], byte[]>> fillPartitions(StoreTable t, PartitionMap map, int n, long seed) {
     Map<Integer, TreeMap<byte[], byte[]>> byPartition = new TreeMap<>();
     Random rnd = new Random(seed);
-    try (StoreTable.Batch b = t.newBatch()) {
+    try (TableBatch b = t.newBatch()) {
       for (int i = 0; i < n; i++) {
         byte[] user = KeyCodec.encodeLong(rnd.nextLong());
         int p = map.partitionOf(user);
@@ -600,7 +600,7 @@ class NodeStoreTest {
   void runFile_isNotVisibleUntilIngestedAndThenNewerThanEarlierWrites_andClosingUningestedLeavesNothing() {
     StoreTable t = store.create("t", DEFAULTS, false);
     put(t, bytes("a"), bytes("old"));
-    try (StoreTable.RunFile run = t.newRunFile()) {
+    try (RunFile run = t.newRunFile()) {
       run.put(bytes("a"), bytes("run"));
       run.put(bytes("b"), bytes("run"));
       assertEquals(2, run.pairs());
@@ -610,7 +610,7 @@ class NodeStoreTest {
     }
     assertArrayEquals(bytes("run"), t.get(bytes("a")), "an ingested run is newer than what was written before");
     assertEquals(2, t.count());
-    try (StoreTable.RunFile abandoned = t.newRunFile()) {
+    try (RunFile abandoned = t.newRunFile()) {
       abandoned.put(bytes("c"), bytes("never"));
     }
     assertEquals(2, t.count(), "a run closed without ingesting changes nothing");
@@ -619,7 +619,7 @@ class NodeStoreTest {
     } catch (java.io.IOException e) {
       throw new AssertionError(e);
     }
-    StoreTable.RunFile late = t.newRunFile();
+    RunFile late = t.newRunFile();
     late.put(bytes("d"), bytes("1"));
     store.drop("t", false);
     assertStore(ErrorCode.NO_SUCH_TABLE, late::ingest);
@@ -736,7 +736,7 @@ class NodeStoreTest {
       .setDisableAutoCompaction(true).setCompression(Compression.NONE).setMultiValued(true).build();
 
   private static void putOne(StoreTable t, String key, String value) {
-    try (StoreTable.Batch b = t.newBatch()) {
+    try (TableBatch b = t.newBatch()) {
       b.put(bytes(key), bytes(value));
       b.commit();
     }
@@ -919,7 +919,7 @@ class NodeStoreTest {
     b.put(key(1), bytes("gathered"));
     b.commit();
     putOne(t, "unused", "x"); // a per-pair batch: stores the gathered run first
-    try (StoreTable.Batch later = t.newBatch()) {
+    try (TableBatch later = t.newBatch()) {
       later.put(key(1), bytes("later"));
       later.commit();
     }
@@ -1023,7 +1023,7 @@ class NodeStoreTest {
   @Test
   void drop_batchOpenedBeforeDropRefusesWrites() {
     StoreTable t = store.create("t", DEFAULTS, false);
-    try (StoreTable.Batch b = t.newBatch()) {
+    try (TableBatch b = t.newBatch()) {
       b.put(bytes("before"), bytes("1"));
       store.drop("t", false);
       assertStore(ErrorCode.NO_SUCH_TABLE, () -> b.put(bytes("after"), bytes("2")));

@@ -34,7 +34,7 @@ class WalBoundTest {
       for (int round = 0; round < 40; round++) {
         String name = "t" + round;
         StoreTable t = store.create(name, TableOptions.getDefaultInstance(), false);
-        try (StoreTable.Batch b = t.newBatch()) {
+        try (TableBatch b = t.newBatch()) {
           for (int i = 0; i < 512; i++) { // 8 MiB a table, written through the WAL
             b.put(new byte[] {0, 0, (byte) (i >>> 8), (byte) i}, value);
           }

@@ -24,6 +24,7 @@ import org.sss.kvs.KeyRanges;
 import org.sss.kvs.NodeStore;
 import org.sss.kvs.StoreCursor;
 import org.sss.kvs.StoreTable;
+import org.sss.kvs.TableBatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import org.sss.core.keys.StoredKeys;
@@ -154,7 +155,7 @@ public final class ShuffleBenchmark implements Callable<Integer> {
       long start = System.nanoTime();
       SplittableRandom random = new SplittableRandom(1);
       long bytes = 0;
-      StoreTable.Batch b = sortedRuns ? null : t.newBatch();
+      TableBatch b = sortedRuns ? null : t.newBatch();
       List<byte[][]> run = new ArrayList<>();
       long runBytes = 0;
       for (long i = 0; i < total; i++) {

@@ -28,6 +28,7 @@ import org.sss.core.proto.TableOptions;
 import org.sss.kvs.NodeStore;
 import org.sss.kvs.StoreCursor;
 import org.sss.kvs.StoreTable;
+import org.sss.kvs.TableBatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine;
@@ -58,7 +59,7 @@ import picocli.CommandLine;
  * <h2>What is compared</h2>
  * <ul>
  *   <li>{@code raw-rocksdb}: {@link NodeStore} and {@link StoreTable} in this JVM, with no
- *       network: {@link StoreTable.Batch} of {@code --batch-pairs} pairs per commit, then one
+ *       network: {@link TableBatch} of {@code --batch-pairs} pairs per commit, then one
  *       {@link StoreTable#scan} over the whole table.</li>
  *   <li>{@code client-embedded-1}: {@link SssClient#writer} ({@link BulkWriter}) and
  *       {@link SssClient#scan} against one node in this JVM, over loopback TCP.</li>
@@ -449,7 +450,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
         byte[] k = data.newKey();
         byte[] v = data.newValue();
         for (long i = 0; i < warm; ) {
-          try (StoreTable.Batch batch = scratch.newBatch()) {
+          try (TableBatch batch = scratch.newBatch()) {
             for (; i < warm && batch.count() < batchPairs; i++) {
               BenchPairs.key(i, k);
               BenchPairs.value(i, v);
@@ -472,7 +473,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       PhaseProgress progress = new PhaseProgress(phase(shapeName, path, "put"), data.pairs(), data.pairBytes(), log);
       double cpu0 = cpu.seconds();
       long t0 = System.nanoTime();
-      StoreTable.Batch batch = table.newBatch();
+      TableBatch batch = table.newBatch();
       try {
         for (long i = 0; i < data.pairs(); i++) {
           BenchPairs.key(i, k);

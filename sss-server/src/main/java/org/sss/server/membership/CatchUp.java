@@ -24,6 +24,7 @@ import org.sss.core.transport.Frame;
 import org.sss.core.transport.Pipelines;
 import org.sss.kvs.KeyRanges;
 import org.sss.kvs.NodeStore;
+import org.sss.kvs.RunFile;
 import org.sss.kvs.StoreTable;
 
 /**
@@ -200,7 +201,7 @@ final class CatchUp implements AutoCloseable {
     int next = 0;
     while (next < held.size()) {
       Set<Integer> inRun = new HashSet<>();
-      try (StoreTable.RunFile run = t.newRunFile()) {
+      try (RunFile run = t.newRunFile()) {
         long bytes = 0;
         while (next < held.size() && bytes < RUN_BYTES) {
           int p = held.get(next++);
@@ -314,7 +315,7 @@ final class CatchUp implements AutoCloseable {
   }
 
   /** Copies a partition into {@code run}; returns the bytes copied. */
-  private long copy(Connection c, StoreTable t, int partition, long epoch, StoreTable.RunFile run) throws Exception {
+  private long copy(Connection c, StoreTable t, int partition, long epoch, RunFile run) throws Exception {
     Frame<Response> r = c.call(Request.newBuilder().setScanOpen(ScanOpen.newBuilder().setTable(t.name())
         .addPartitions(partition).setStandIn(true).setChunkBytes(CHUNK_BYTES).setMinViewEpoch(epoch))).get();
     long bytes = 0;

@@ -10,7 +10,10 @@ import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.core.transport.PairBlock;
+import org.sss.kvs.PointInTime;
+import org.sss.kvs.RunFile;
 import org.sss.kvs.StoreTable;
+import org.sss.kvs.TableBatch;
 import org.sss.core.keys.StoredKeys;
 
 /**
@@ -77,12 +80,12 @@ final class LiveWrites {
    * once instead, through the memtable whose flush moves it into a blob file (an SST file
    * cannot hold blobs): the run never holds its key, so the ingest cannot hide it.
    */
-  int addCopied(StoreTable t, ByteBuf chunk, StoreTable.RunFile run) {
+  int addCopied(StoreTable t, ByteBuf chunk, RunFile run) {
     if (chunk == null || !chunk.isReadable()) {
       return 0;
     }
     lock.lock();
-    try (StoreTable.Batch large = t.newBatch()) {
+    try (TableBatch large = t.newBatch()) {
       Map<ByteBuffer, Long> live = written.getOrDefault(t.name(), Map.of());
       PairBlock.forEach(chunk.duplicate(), (k, v) -> {
         if (!live.containsKey(ByteBuffer.wrap(k))) {
@@ -107,8 +110,8 @@ final class LiveWrites {
    * those partitions (and not again since) what it held just before the ingest. A failure after
    * the ingest leaves such keys with the copied value: the caller must start over.
    */
-  void ingestKeepingLive(StoreTable t, StoreTable.RunFile run, Set<Integer> partitions) {
-    StoreTable.PointInTime before;
+  void ingestKeepingLive(StoreTable t, RunFile run, Set<Integer> partitions) {
+    PointInTime before;
     long ingestedAt;
     List<byte[]> keys = new ArrayList<>();
     lock.lock();
@@ -137,10 +140,10 @@ final class LiveWrites {
   }
 
   /** Writes back what {@code keys} held before the ingest, except keys written live since. */
-  private void writeBack(StoreTable t, StoreTable.PointInTime before, List<byte[]> keys, long ingestedAt) {
+  private void writeBack(StoreTable t, PointInTime before, List<byte[]> keys, long ingestedAt) {
     List<byte[]> values = before.multiGet(keys);
     lock.lock();
-    try (StoreTable.Batch b = t.newBatch()) {
+    try (TableBatch b = t.newBatch()) {
       Map<ByteBuffer, Long> live = written.getOrDefault(t.name(), Map.of());
       for (int i = 0; i < keys.size(); i++) {
         Long g = live.get(ByteBuffer.wrap(keys.get(i)));

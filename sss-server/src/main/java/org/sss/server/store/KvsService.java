@@ -25,6 +25,7 @@ import org.sss.kvs.NodeStore;
 import org.sss.kvs.StoreCursor;
 import org.sss.kvs.StoreException;
 import org.sss.kvs.StoreTable;
+import org.sss.kvs.TableBatch;
 import org.sss.core.keys.StoredKeys;
 
 /**
@@ -262,7 +263,7 @@ public final class KvsService {
   /** Applies a validated put batch as one atomic write. */
   private void writeBatch(StoreTable t, ByteBuf body) {
     ByteBuf in;
-    try (StoreTable.Batch b = t.newBatch()) {
+    try (TableBatch b = t.newBatch()) {
       if (t.options().getMultiValued()) {
         // each value is a value of its own: the key gets a uniquifier, as shuffled pairs do
         PairBlock.forEach(body.duplicate(), (k, v) -> b.put(multiValued.withUniquifier(k), v));

@@ -18,8 +18,10 @@ import org.sss.core.cluster.PartitionMap;
 import org.sss.core.proto.TableOptions;
 import org.sss.core.transport.PairBlock;
 import org.sss.kvs.NodeStore;
+import org.sss.kvs.RunFile;
 import org.sss.kvs.StoreCursor;
 import org.sss.kvs.StoreTable;
+import org.sss.kvs.TableBatch;
 import org.sss.core.keys.StoredKeys;
 
 /** A copy ingested as a run never replaces what a node catching up wrote live, before or during the copy. */
@@ -53,7 +55,7 @@ class LiveWritesTest {
     }
     putLive(1, 5, "live-5"); // before the chunk arrives: left out of the run
     deleteLive(1, 6);
-    try (StoreTable.RunFile run = table.newRunFile()) {
+    try (RunFile run = table.newRunFile()) {
       live.addCopied(table, chunk, run);
       assertEquals(98, run.pairs(), "the two keys written live are left out of the run");
       putLive(1, 7, "live-7"); // after the chunk went into the run: the ingest must not undo them
@@ -80,7 +82,7 @@ class LiveWritesTest {
     ByteBuf chunk = Unpooled.buffer();
     PairBlock.write(chunk, key(partition, i), bytes(value));
     model.put(name(partition, i), value);
-    try (StoreTable.RunFile run = table.newRunFile()) {
+    try (RunFile run = table.newRunFile()) {
       live.addCopied(table, chunk, run);
       live.ingestKeepingLive(table, run, Set.of(partition));
     }
@@ -95,7 +97,7 @@ class LiveWritesTest {
     PairBlock.write(chunk, key(1, 2), bytes("copy-2"));
     PairBlock.write(chunk, key(1, 3), large);
     putLive(1, 3, "live-3"); // written live before its large copied value arrives
-    try (StoreTable.RunFile run = table.newRunFile()) {
+    try (RunFile run = table.newRunFile()) {
       live.addCopied(table, chunk, run);
       assertEquals(1, run.pairs(), "only the small pair goes into the run");
       live.ingestKeepingLive(table, run, Set.of(1));
@@ -108,7 +110,7 @@ class LiveWritesTest {
   private void putLive(int partition, int i, String value) {
     byte[] k = key(partition, i);
     live.apply("t", List.of(k), () -> {
-      try (StoreTable.Batch b = table.newBatch()) {
+      try (TableBatch b = table.newBatch()) {
         b.put(k, bytes(value));
         b.commit();
       }

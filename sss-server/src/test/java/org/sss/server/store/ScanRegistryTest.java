@@ -32,6 +32,7 @@ import org.sss.kvs.NodeStore;
 import org.sss.kvs.StoreCursor;
 import org.sss.kvs.StoreException;
 import org.sss.kvs.StoreTable;
+import org.sss.kvs.TableBatch;
 
 class ScanRegistryTest {
   @TempDir
@@ -61,7 +62,7 @@ class ScanRegistryTest {
     int[] keyLengths = {2, 17, 127, 128, 300};
     int[] valueLengths = {0, 1, 100, 127, 128, 129, 5000, 70_000};
     Random random = new Random(42);
-    try (StoreTable.Batch b = table.newBatch()) {
+    try (TableBatch b = table.newBatch()) {
       for (int i = 0; i < n; i++) {
         byte[] key = new byte[keyLengths[i % keyLengths.length]];
         random.nextBytes(key);
@@ -249,7 +250,7 @@ class ScanRegistryTest {
 
   @org.junit.jupiter.api.Test
   void appendPair_refusesAPairThatDoesNotFit_unlessTheBufferIsEmpty() {
-    try (StoreTable.Batch b = table.newBatch()) {
+    try (TableBatch b = table.newBatch()) {
       b.put(new byte[] {1}, new byte[1000]);
       b.put(new byte[] {2}, new byte[10]);
       b.commit();
