@@ -206,6 +206,7 @@ class NetnsClusterTest {
         // the attempt with node 1 fails; once the others decide it out, the job runs again without it
         org.sss.client.job.JobResult result = job.await();
         double seconds = (System.nanoTime() - t0) / 1e9;
+        System.out.println("job after the cut: " + seconds + " s");
         assertTrue(seconds < 60, "the job took " + seconds + " s after the cut");
         assertEquals(1L, result.counter(org.sss.client.job.JobResult.RERUNS_COUNTER), result.counters().toString());
         assertEquals(expected, counts(client, "gated-counts"), "WordCount's answer, computed without node 1");

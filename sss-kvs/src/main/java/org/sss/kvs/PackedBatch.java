@@ -136,7 +136,11 @@ public final class PackedBatch {
       return;
     }
     sealHeader();
-    if (table.writeSerialized(rep, size)) {
+    // a gathering table keeps what it is given for as long as the run lives: the array itself
+    // when it is nearly full, else a copy cut to size (a half-empty array would hold memory the
+    // run's budget counts but no pair uses)
+    boolean nearlyFull = rep.length - size <= Math.max(4 << 10, size >>> 3);
+    if (table.writeSerialized(nearlyFull ? rep : Arrays.copyOf(rep, size), size) && nearlyFull) {
       rep = null;
     } else {
       Arrays.fill(rep, 0, HEADER, (byte) 0);
@@ -145,8 +149,28 @@ public final class PackedBatch {
     count = 0;
   }
 
+  /**
+   * Makes room for {@code pairs} more packed pairs of {@code packedBytes} in all (a received
+   * batch), so that they go in without growing the array and fill it: a gathering table then
+   * keeps the array itself.
+   */
+  public void reserveFor(int packedBytes, int pairs) {
+    // each record adds its type and the column family id; recordStart wants 16 bytes to spare.
+    // A packed pair takes 2 bytes at least: a count beyond that is not believed
+    int records = Math.min(pairs, packedBytes / 2);
+    int needed = size + packedBytes + (1 + Varints.size(cfId)) * records + 16;
+    if (rep == null) {
+      rep = new byte[needed];
+    } else if (rep.length < needed) {
+      rep = Arrays.copyOf(rep, needed);
+    }
+  }
+
   /** The batch as a table that gathers sorted runs keeps it; this batch starts a new array. */
   SortedRuns.Batch take() {
+    if (count == 0) {
+      throw new IllegalStateException("an empty batch");
+    }
     sealHeader();
     SortedRuns.Batch b = new SortedRuns.Batch(rep, size);
     rep = null;

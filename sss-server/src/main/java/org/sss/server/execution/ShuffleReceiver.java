@@ -35,7 +35,8 @@ final class ShuffleReceiver {
   long write(ShuffleBatch batch, ByteBuf body) {
     StoreTable table = store.require(batch.getTable());
     table.checkWritable(batch.getKeyTypeValue(), batch.getValueTypeValue());
-    PackedBatch b = table.newPackedBatch(body.readableBytes() + 2 * batch.getPairCount() + 64);
+    PackedBatch b = table.newPackedBatch(0);
+    b.reserveFor(body.readableBytes(), batch.getPairCount());
     ByteBuf in = body.duplicate();
     boolean multiValued = table.options().getMultiValued();
     while (in.isReadable()) {

@@ -82,6 +82,8 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
   /** Runs this connection's writes one at a time, in arrival order (see the class comment). */
   private final Executor writeLane;
   private final AtomicInteger inFlight = new AtomicInteger();
+  /** True while this connection waits in {@link QueuedRequests} (once at most). */
+  private final java.util.concurrent.atomic.AtomicBoolean pausedByNode = new java.util.concurrent.atomic.AtomicBoolean();
   /** Jobs whose stages this connection started: it is their coordinator. */
   private final java.util.Set<String> coordinatedJobs = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private byte[] nonce;
@@ -178,8 +180,11 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
     if (overOwn || overNode) {
       ctx.channel().config().setAutoRead(false);
     }
-    if (overNode) {
-      queued.pause(() -> resumeReading(ctx));
+    if (overNode && pausedByNode.compareAndSet(false, true)) {
+      queued.pause(() -> {
+        pausedByNode.set(false);
+        resumeReading(ctx);
+      });
     }
     try {
       (ordered(req) ? writeLane : workers).execute(() -> run(ctx, frame));
@@ -240,14 +245,18 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
       answer = error(req.getId(), e.code(), e.getMessage());
     } catch (CorruptedFrameException e) {
       answer = error(req.getId(), ErrorCode.BAD_REQUEST, "malformed body: " + e.getMessage());
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
+      // an Error too: the request must still be answered and counted out, or its slots stay taken
       LOG.error("node {}: {} failed", nodeId, req.getOpCase(), e);
       answer = error(req.getId(), ErrorCode.INTERNAL, e.toString());
     } finally {
       frame.release();
     }
-    ctx.writeAndFlush(answer);
-    finished(ctx);
+    try {
+      ctx.writeAndFlush(answer);
+    } finally {
+      finished(ctx);
+    }
   }
 
   /**
@@ -269,13 +278,16 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
       finished(ctx);
     }
     answer.whenComplete((r, e) -> {
-      if (e != null && !(e instanceof StoreException) && !(e.getCause() instanceof StoreException)
-          && !(e instanceof org.sss.server.execution.UserCodeException)) {
-        LOG.debug("node {}: {} failed", nodeId, req.getOpCase(), e);
-      }
-      ctx.writeAndFlush(e == null ? r : EngineService.error(req.getId(), e));
-      if (!req.hasRunStage()) {
-        finished(ctx);
+      try {
+        if (e != null && !(e instanceof StoreException) && !(e.getCause() instanceof StoreException)
+            && !(e instanceof org.sss.server.execution.UserCodeException)) {
+          LOG.debug("node {}: {} failed", nodeId, req.getOpCase(), e);
+        }
+        ctx.writeAndFlush(e == null ? r : EngineService.error(req.getId(), e));
+      } finally {
+        if (!req.hasRunStage()) {
+          finished(ctx);
+        }
       }
     });
   }
@@ -286,9 +298,12 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
     resumeReading(ctx);
   }
 
-  /** Reads again unless this connection still has many requests of its own in flight. */
+  /**
+   * Reads again unless this connection still has many requests of its own in flight, or waits
+   * for the node to be down to half its bound ({@link QueuedRequests} resumes it then).
+   */
   private void resumeReading(ChannelHandlerContext ctx) {
-    if (inFlight.get() < MAX_IN_FLIGHT / 2 && !ctx.channel().config().isAutoRead()) {
+    if (inFlight.get() < MAX_IN_FLIGHT / 2 && !pausedByNode.get() && !ctx.channel().config().isAutoRead()) {
       ctx.channel().config().setAutoRead(true);
     }
   }

@@ -12,10 +12,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * too (backpressure, not an error: TCP holds the sender), and the connections paused so are read
  * again once the node is down to half the bound.
  *
- * <p>A connection pauses as soon as it brings a request past the bound; the requests it had
- * already read by then (at most one socket read's worth, and one frame being gathered) still
- * run. So a node holds the frames of at most {@code max} requests plus, per connection, one
- * read and one frame.
+ * <p>A connection pauses as soon as it brings a request past the bound and waits here (once)
+ * until the node is down to half, whatever its own requests do; the requests it had already
+ * read by then (at most one socket read's worth, and one frame being gathered) still run. So a
+ * node holds the frames of at most {@code max} requests plus, per connection, one read and one
+ * frame.
  */
 public final class QueuedRequests {
   /** Requests queued or running on a node, at most (before the per-connection overshoot). */
