@@ -25,7 +25,6 @@ import org.sss.core.proto.RunStage;
 import org.sss.core.proto.StageReport;
 import org.sss.core.proto.StageSpec;
 import org.sss.core.transport.Frame;
-import org.sss.core.transport.NodeUnavailableException;
 import org.sss.kvs.NodeStore;
 import org.sss.kvs.StoreException;
 import org.sss.kvs.StoreTable;
@@ -418,8 +417,10 @@ public final class EngineService implements AutoCloseable {
       code = s.code();
     } else if (c instanceof TextPartOutput.WriteFailed w) {
       code = w.code;
-    } else if (c instanceof NodeUnavailableException) {
-      code = ErrorCode.INTERNAL;
+    } else if (c instanceof io.netty.handler.codec.CorruptedFrameException) {
+      // a body that ends inside a length, as a put batch's would: the sender's fault
+      return Frame.of(Response.newBuilder().setId(id).setCode(ErrorCode.BAD_REQUEST)
+          .setMessage("malformed body: " + c.getMessage()).build());
     } else {
       code = ErrorCode.INTERNAL;
     }
