@@ -2,16 +2,27 @@ package org.sss.kvs;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
@@ -76,22 +87,22 @@ public final class NodeStore implements AutoCloseable {
   private final Object ddlLock = new Object();
   private final Map<String, CompletableFuture<Void>> pendingDrops = new ConcurrentHashMap<>();
   /** Drops column families and creates spares, one at a time, off the callers' threads. */
-  private final java.util.concurrent.ExecutorService background = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+  private final ExecutorService background = Executors.newSingleThreadExecutor(r -> {
     Thread t = new Thread(r, "sss-store-background");
     t.setDaemon(true);
     return t;
   });
   private final SpareFamilies spares;
   /** Names that running jobs will give their tables when they commit; guarded by ddlLock. */
-  private final Map<String, Reservation> reserved = new java.util.HashMap<>();
+  private final Map<String, Reservation> reserved = new HashMap<>();
 
   /**
    * Jobs abandoned here (aborted, or their coordinator lost): they may create nothing more, so a
    * create that was still queued when the job was cleaned up cannot leave a table behind.
    * Bounded; guarded by ddlLock.
    */
-  private final java.util.Set<String> abandoned = java.util.Collections.newSetFromMap(
-      new java.util.LinkedHashMap<>() {
+  private final Set<String> abandoned = Collections.newSetFromMap(
+      new LinkedHashMap<>() {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
           return size() > 10_000;
@@ -116,7 +127,7 @@ public final class NodeStore implements AutoCloseable {
                          Map<String, TableOptions> spares) {
     /** The table stored in {@code family}, or null. */
     Map<String, String> ownerByFamily() {
-      Map<String, String> owners = new java.util.HashMap<>();
+      Map<String, String> owners = new HashMap<>();
       tables.keySet().forEach(t -> owners.put(families.getOrDefault(t, t), t));
       return owners;
     }
@@ -204,7 +215,7 @@ public final class NodeStore implements AutoCloseable {
   }
 
   private static void syncDirectory(Path dir) throws IOException {
-    try (java.nio.channels.FileChannel d = java.nio.channels.FileChannel.open(dir, java.nio.file.StandardOpenOption.READ)) {
+    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
       d.force(true);
     }
   }
@@ -214,7 +225,7 @@ public final class NodeStore implements AutoCloseable {
    * options at open and they are recorded in the catalog itself.
    */
   private static Catalog readCatalog(Path dbDir, List<byte[]> families) throws RocksDBException {
-    Catalog out = new Catalog(new java.util.HashMap<>(), new java.util.HashMap<>(), new java.util.HashMap<>());
+    Catalog out = new Catalog(new HashMap<>(), new HashMap<>(), new HashMap<>());
     if (!Files.exists(dbDir.resolve("CURRENT"))) {
       return out;
     }
@@ -258,7 +269,7 @@ public final class NodeStore implements AutoCloseable {
    */
   private static void keepPrivate(Path dir, boolean groupReadable) throws IOException {
     try {
-      Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString(
+      Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString(
           groupReadable ? "rwxr-x---" : "rwx------"));
     } catch (UnsupportedOperationException notPosix) {
       // a file system without POSIX modes: nothing to set
@@ -523,7 +534,7 @@ public final class NodeStore implements AutoCloseable {
    */
   public int abandonAllJobs() {
     synchronized (ddlLock) {
-      java.util.Set<String> jobs = new java.util.TreeSet<>();
+      Set<String> jobs = new TreeSet<>();
       reserved.values().forEach(r -> jobs.add(r.jobId()));
       for (String name : tables.keySet()) {
         if (JobTables.isJobTable(name)) {
@@ -762,7 +773,7 @@ public final class NodeStore implements AutoCloseable {
       spares.close();
       background.shutdown();
       try {
-        background.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS);
+        background.awaitTermination(60, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }

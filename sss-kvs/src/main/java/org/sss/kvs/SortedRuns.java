@@ -1,8 +1,11 @@
 package org.sss.kvs;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.sss.core.transport.Varints;
 
@@ -166,7 +169,7 @@ final class SortedRuns {
     static final long INDEX_BYTES_PER_PAIR = 24;
     final long batchBytes;
     final long bytes;
-    private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean released = new AtomicBoolean();
 
     Resident(int n, long batchBytes) {
       super(n);
@@ -208,12 +211,12 @@ final class SortedRuns {
       return Arrays.copyOfRange(source[i], valueAt[i], valueAt[i] + valueLength[i]);
     }
 
-    int key(int i, java.nio.ByteBuffer target) {
+    int key(int i, ByteBuffer target) {
       target.put(target.position(), source[i], keyAt[i], Math.min(keyLength[i], target.remaining()));
       return keyLength[i];
     }
 
-    int value(int i, java.nio.ByteBuffer target) {
+    int value(int i, ByteBuffer target) {
       target.put(target.position(), source[i], valueAt[i], Math.min(valueLength[i], target.remaining()));
       return valueLength[i];
     }
@@ -223,8 +226,8 @@ final class SortedRuns {
      * buffers: no array per key or value, and RocksDB reads the buffers in place.
      */
     long writeSmallTo(org.rocksdb.SstFileWriter writer) throws org.rocksdb.RocksDBException {
-      java.nio.ByteBuffer key = java.nio.ByteBuffer.allocateDirect(256);
-      java.nio.ByteBuffer value = java.nio.ByteBuffer.allocateDirect(64 << 10);
+      ByteBuffer key = ByteBuffer.allocateDirect(256);
+      ByteBuffer value = ByteBuffer.allocateDirect(64 << 10);
       long written = 0;
       for (int i = 0; i < n; i++) {
         if (valueLength[i] < StoreTable.LARGE_VALUE_BYTES) {
@@ -246,9 +249,9 @@ final class SortedRuns {
       }
     }
 
-    private static java.nio.ByteBuffer fill(java.nio.ByteBuffer buffer, byte[] from, int at, int length) {
-      java.nio.ByteBuffer b = buffer.capacity() >= length ? buffer
-          : java.nio.ByteBuffer.allocateDirect(Math.max(length, buffer.capacity() * 2));
+    private static ByteBuffer fill(ByteBuffer buffer, byte[] from, int at, int length) {
+      ByteBuffer b = buffer.capacity() >= length ? buffer
+          : ByteBuffer.allocateDirect(Math.max(length, buffer.capacity() * 2));
       b.clear();
       b.put(from, at, length).flip();
       return b;
@@ -374,7 +377,7 @@ final class SortedRuns {
     }
 
     /** Set at i when the i-th key in sorted order equals the next one. */
-    private final java.util.BitSet equalToNext = new java.util.BitSet();
+    private final BitSet equalToNext = new BitSet();
 
     /** Buckets in key order: the empty key, then by first byte, a one-byte key before longer ones. */
     private static final int BUCKETS = 1 + 256 * 257;

@@ -3,7 +3,9 @@ package org.sss.kvs;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -14,6 +16,7 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.Snapshot;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
+import org.sss.core.cluster.JobTables;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.ErrorCode;
@@ -87,7 +90,7 @@ public final class StoreTable {
     this.handle = handle;
     this.writeOptions = new WriteOptions().setDisableWAL(options.getDisableWal());
     this.ingestDir = ingestDir;
-    this.runs = isBulk(options) || org.sss.core.cluster.JobTables.isJobTable(name) ? new SortedRuns(this) : null;
+    this.runs = isBulk(options) || JobTables.isJobTable(name) ? new SortedRuns(this) : null;
   }
 
   /**
@@ -117,12 +120,12 @@ public final class StoreTable {
    * its options say.
    */
   private boolean gathers() {
-    return runs != null && (isBulk(options) || org.sss.core.cluster.JobTables.isJobTable(name));
+    return runs != null && (isBulk(options) || JobTables.isJobTable(name));
   }
 
   /** How a write is logged now: a job's table is not, until it is committed under its name. */
   WriteOptions writeOptions() {
-    return org.sss.core.cluster.JobTables.isJobTable(name) ? unlogged : writeOptions;
+    return JobTables.isJobTable(name) ? unlogged : writeOptions;
   }
 
   /** The table's new name after a commit (the catalog already says so). */
@@ -259,7 +262,7 @@ public final class StoreTable {
   List<byte[]> readMany(ReadOptions read, List<byte[]> keys) {
     Lock lock = use();
     try {
-      List<ColumnFamilyHandle> handles = java.util.Collections.nCopies(keys.size(), handle);
+      List<ColumnFamilyHandle> handles = Collections.nCopies(keys.size(), handle);
       return read == null ? db.multiGetAsList(handles, keys) : db.multiGetAsList(read, handles, keys);
     } catch (RocksDBException e) {
       throw storageError("multi-get", e);
@@ -401,12 +404,12 @@ public final class StoreTable {
    * The table's info, or empty when it was dropped: a listing takes a snapshot of the tables
    * and must not fail because another client dropped one of them meanwhile.
    */
-  public java.util.Optional<TableInfo> infoIfLive() {
+  public Optional<TableInfo> infoIfLive() {
     try {
-      return java.util.Optional.of(info());
+      return Optional.of(info());
     } catch (StoreException e) {
       if (dropped) {
-        return java.util.Optional.empty();
+        return Optional.empty();
       }
       throw e;
     }

@@ -1,12 +1,16 @@
 package org.sss.server;
 
+import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.EmbeddedNodes;
 import org.sss.core.cluster.NodeAddress;
+import org.sss.core.proto.ViewAnswer;
 
 /** Starts a cluster's nodes in this JVM, for tests, demos and the command line. */
 public final class EmbeddedServers implements EmbeddedNodes {
@@ -47,7 +51,7 @@ public final class EmbeddedServers implements EmbeddedNodes {
   }
 
   /** How long a replicated embedded cluster's members may take to elect a leader and confirm every node's view. */
-  private static final java.time.Duration MEMBERS_READY = java.time.Duration.ofSeconds(30);
+  private static final Duration MEMBERS_READY = Duration.ofSeconds(30);
 
   /**
    * Returns once every node of a replicated cluster has its view of the members confirmed by a
@@ -58,7 +62,7 @@ public final class EmbeddedServers implements EmbeddedNodes {
     long deadline = System.nanoTime() + MEMBERS_READY.toNanos();
     for (SssServer s : servers) {
       while (true) {
-        org.sss.core.proto.ViewAnswer a = s.membershipView();
+        ViewAnswer a = s.membershipView();
         if (!a.getReplicated() || a.getLeader() >= 0 && a.getConfirmedMillisAgo() < 1_000) {
           break;
         }
@@ -72,13 +76,13 @@ public final class EmbeddedServers implements EmbeddedNodes {
   }
 
   /** Binds {@code n} sockets on {@code host}, each on a port the kernel picks; all or none. */
-  public static List<NodeListener> bindAll(int n, String host) throws java.io.IOException {
+  public static List<NodeListener> bindAll(int n, String host) throws IOException {
     List<NodeListener> listeners = new ArrayList<>();
     try {
       for (int i = 0; i < n; i++) {
         listeners.add(NodeListener.bind(host, 0));
       }
-    } catch (java.io.IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException e) {
       listeners.forEach(NodeListener::close);
       throw e;
     }
@@ -99,7 +103,7 @@ public final class EmbeddedServers implements EmbeddedNodes {
    * one fails, the ones started are closed and every listener is released.
    */
   public static List<SssServer> startAll(List<NodeListener> listeners,
-                                         java.util.function.IntFunction<NodeConfig> configOf)
+                                         IntFunction<NodeConfig> configOf)
       throws InterruptedException {
     List<SssServer> servers = new ArrayList<>();
     int i = 0;

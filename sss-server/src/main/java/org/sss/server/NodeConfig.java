@@ -6,6 +6,9 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import org.sss.core.cluster.ClusterSpec;
+import org.sss.core.cluster.StrictProperties;
+import org.sss.core.transport.Pipelines;
+import org.sss.server.transport.QueuedRequests;
 
 /**
  * How one node runs. Read from a node file ({@code bin/sss server --config FILE}):
@@ -26,7 +29,7 @@ import org.sss.core.cluster.ClusterSpec;
 public record NodeConfig(ClusterSpec cluster, int nodeId, Path dataDir, String bindHost,
                          int maxFrameBytes, int maxValueBytes, int workerThreads,
                          Path tlsCert, Path tlsKey, boolean groupReadable, int maxQueuedRequests) {
-  public static final int DEFAULT_MAX_FRAME = org.sss.core.transport.Pipelines.DEFAULT_MAX_FRAME;
+  public static final int DEFAULT_MAX_FRAME = Pipelines.DEFAULT_MAX_FRAME;
   public static final int DEFAULT_MAX_VALUE = 32 << 20;
   /** The smallest frame limit a node accepts (bulk batches are about 1 MiB). */
   public static final int MIN_MAX_FRAME = 1 << 20;
@@ -59,7 +62,7 @@ public record NodeConfig(ClusterSpec cluster, int nodeId, Path dataDir, String b
   public NodeConfig(ClusterSpec cluster, int nodeId, Path dataDir, String bindHost, int maxFrameBytes,
                     int maxValueBytes, int workerThreads, Path tlsCert, Path tlsKey) {
     this(cluster, nodeId, dataDir, bindHost, maxFrameBytes, maxValueBytes, workerThreads, tlsCert, tlsKey, false,
-        org.sss.server.transport.QueuedRequests.DEFAULT_MAX);
+        QueuedRequests.DEFAULT_MAX);
   }
 
   /** This config holding at most {@code max} requests at once over all connections. */
@@ -80,7 +83,7 @@ public record NodeConfig(ClusterSpec cluster, int nodeId, Path dataDir, String b
 
   /** Reads a node file; relative paths in it are relative to the file's directory. */
   public static NodeConfig load(Path file) throws IOException {
-    Properties p = org.sss.core.cluster.StrictProperties.load(file);
+    Properties p = StrictProperties.load(file);
     Set<String> unknown = new TreeSet<>(p.stringPropertyNames());
     unknown.removeAll(KNOWN);
     if (!unknown.isEmpty()) {
@@ -100,7 +103,7 @@ public record NodeConfig(ClusterSpec cluster, int nodeId, Path dataDir, String b
           p.containsKey("tls.cert") ? base.resolve(p.getProperty("tls.cert")) : null,
           p.containsKey("tls.key") ? base.resolve(p.getProperty("tls.key")) : null,
           booleanOr(p, "data.group.read"),
-          intOr(p, "max.queued.requests", org.sss.server.transport.QueuedRequests.DEFAULT_MAX));
+          intOr(p, "max.queued.requests", QueuedRequests.DEFAULT_MAX));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
     }

@@ -11,19 +11,31 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.channels.ServerSocketChannel;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sss.core.proto.Request;
+import org.sss.core.proto.ViewAnswer;
 import org.sss.core.transport.Buffers;
 import org.sss.core.transport.FrameLimit;
 import org.sss.core.transport.Pipelines;
+import org.sss.core.transport.Tls;
 import org.sss.kvs.NodeStore;
 import org.sss.server.execution.EngineService;
+import org.sss.server.membership.Membership;
 import org.sss.server.store.KvsService;
 import org.sss.server.transport.ConnectionHandler;
 import org.sss.server.transport.QueuedRequests;
@@ -48,13 +60,13 @@ public final class SssServer implements AutoCloseable {
   private final NodeLock lock;
   private final QueuedRequests queued;
   /** This node's part in the membership of a replicated cluster; null with one copy. */
-  private final org.sss.server.membership.Membership membership;
-  private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
-  private final java.util.concurrent.CountDownLatch closedFully = new java.util.concurrent.CountDownLatch(1);
+  private final Membership membership;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final CountDownLatch closedFully = new CountDownLatch(1);
 
   private SssServer(NodeConfig config, NodeLock lock, NodeStore store, EngineService engine, EventLoopGroup boss,
                     EventLoopGroup io, ExecutorService workers, Channel listener,
-                    org.sss.server.membership.Membership membership, QueuedRequests queued) {
+                    Membership membership, QueuedRequests queued) {
     this.membership = membership;
     this.queued = queued;
     this.config = config;
@@ -111,11 +123,11 @@ public final class SssServer implements AutoCloseable {
     SslContext ssl = tls(config);
     // the context this node reaches its peers with: a missing or unreadable tls.trust is refused
     // here, before the store is touched, rather than by the engine once the store is open
-    org.sss.core.transport.Tls.clientContext(config.cluster());
+    Tls.clientContext(config.cluster());
     NodeLock lock;
     try {
       lock = NodeLock.acquire(config.dataDir(), config.nodeId());
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new IllegalStateException("node " + config.nodeId() + ": cannot lock " + config.dataDir() + ": "
           + e.getMessage(), e);
     }
@@ -133,8 +145,8 @@ public final class SssServer implements AutoCloseable {
       lock.close();
       throw new IllegalStateException("node " + config.nodeId() + ": " + e.getMessage(), e);
     }
-    java.util.concurrent.atomic.AtomicReference<org.sss.server.membership.Membership> membership =
-        new java.util.concurrent.atomic.AtomicReference<>();
+    AtomicReference<Membership> membership =
+        new AtomicReference<>();
     KvsService kvs;
     EngineService engine;
     try {
@@ -155,7 +167,7 @@ public final class SssServer implements AutoCloseable {
     String secret = config.cluster().secret();
     String layout = config.cluster().partitionMap().layout();
     // a StopNode can arrive between the listener's start and the server's construction: it waits
-    java.util.concurrent.CompletableFuture<SssServer> self = new java.util.concurrent.CompletableFuture<>();
+    CompletableFuture<SssServer> self = new CompletableFuture<>();
     ConnectionHandler.NodeStopper stopRequested = new ConnectionHandler.NodeStopper() {
       @Override
       public int stopAcceptingAndFlush() {
@@ -168,12 +180,12 @@ public final class SssServer implements AutoCloseable {
         closer.start(); // not a daemon: the process ends once it is done
       }
     };
-    java.nio.channels.ServerSocketChannel[] socket = {null};
+    ServerSocketChannel[] socket = {null};
     Unauthenticated unauthenticated = new Unauthenticated(Unauthenticated.DEFAULT_MAX);
     QueuedRequests queued = new QueuedRequests(config.maxQueuedRequests());
     try {
       // before the node accepts a connection: a request must never find the node half made
-      membership.set(org.sss.server.membership.Membership.start(config.cluster(), config.nodeId(), host,
+      membership.set(Membership.start(config.cluster(), config.nodeId(), host,
           config.dataDir().resolve("membership"), store));
       socket[0] = (bound != null ? bound : bind(config)).take();
       Channel ch = new ServerBootstrap()
@@ -181,7 +193,7 @@ public final class SssServer implements AutoCloseable {
           .channelFactory(() -> new NioServerSocketChannel(socket[0]))
           .childOption(ChannelOption.TCP_NODELAY, true)
           .childOption(ChannelOption.ALLOCATOR, Buffers.allocator())
-          .childOption(ChannelOption.RCVBUF_ALLOCATOR, org.sss.core.transport.Pipelines.receiveBuffers())
+          .childOption(ChannelOption.RCVBUF_ALLOCATOR, Pipelines.receiveBuffers())
           .childHandler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel c) {
@@ -213,7 +225,7 @@ public final class SssServer implements AutoCloseable {
       if (socket[0] != null) {
         try {
           socket[0].close();
-        } catch (java.io.IOException ignored) {
+        } catch (IOException ignored) {
           // the start failed already; the socket is released either way
         }
       }
@@ -225,24 +237,24 @@ public final class SssServer implements AutoCloseable {
   private static NodeListener bind(NodeConfig config) {
     try {
       return NodeListener.bind(config.listenHost(), config.port());
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new IllegalStateException("node " + config.nodeId() + ": cannot listen on " + config.listenHost() + ":"
           + config.port() + ": " + e.getMessage(), e);
     }
   }
 
-  private static java.net.InetAddress resolve(String host) {
+  private static InetAddress resolve(String host) {
     try {
-      return java.net.InetAddress.getByName(host);
-    } catch (java.net.UnknownHostException e) {
+      return InetAddress.getByName(host);
+    } catch (UnknownHostException e) {
       throw new IllegalArgumentException("unknown host " + host, e);
     }
   }
 
   private static boolean isLoopback(String host) {
     try {
-      return java.net.InetAddress.getByName(host).isLoopbackAddress();
-    } catch (java.net.UnknownHostException e) {
+      return InetAddress.getByName(host).isLoopbackAddress();
+    } catch (UnknownHostException e) {
       return false;
     }
   }
@@ -259,7 +271,7 @@ public final class SssServer implements AutoCloseable {
     }
     try {
       return SslContextBuilder.forServer(config.tlsCert().toFile(), config.tlsKey().toFile()).build();
-    } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
+    } catch (SSLException | IllegalArgumentException e) {
       throw new IllegalArgumentException("cannot load TLS certificate/key: " + e.getMessage(), e);
     }
   }
@@ -269,8 +281,8 @@ public final class SssServer implements AutoCloseable {
   }
 
   /** This node's view of the membership (of a cluster of one copy: {@code replicated} false). */
-  public org.sss.core.proto.ViewAnswer membershipView() {
-    return membership == null ? org.sss.core.proto.ViewAnswer.getDefaultInstance() : membership.answer();
+  public ViewAnswer membershipView() {
+    return membership == null ? ViewAnswer.getDefaultInstance() : membership.answer();
   }
 
   public NodeStore store() {

@@ -7,14 +7,19 @@ import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * What every client and server must agree on: the nodes, the partition count and map, and
@@ -47,8 +52,8 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
 
   private static final Set<String> KNOWN_KEYS = Set.of("secret", "partitions", "partition.map", "tls", "tls.trust",
       "replication");
-  private static final java.util.regex.Pattern NODE_KEY =
-      java.util.regex.Pattern.compile("node\\.(\\d+)(\\.(host|rack|raft\\.port))?");
+  private static final Pattern NODE_KEY =
+      Pattern.compile("node\\.(\\d+)(\\.(host|rack|raft\\.port))?");
 
   public ClusterSpec {
     nodes = List.copyOf(nodes);
@@ -68,7 +73,7 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
           + replication);
     }
     ReplicaPlacement.place(partitionMap, locations, replication); // refuses what cannot be placed
-    Set<String> listening = new java.util.HashSet<>();
+    Set<String> listening = new HashSet<>();
     for (int i = 0; i < nodes.size(); i++) {
       int rp = raftPorts.get(i);
       if (rp < 1 || rp > 65535) {
@@ -189,7 +194,7 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
       nodes.add(NodeAddress.parse(i, props.getProperty("node." + i)));
     }
     for (String key : props.stringPropertyNames()) {
-      java.util.regex.Matcher m = NODE_KEY.matcher(key);
+      Matcher m = NODE_KEY.matcher(key);
       if (m.matches() && m.group(1).length() > 1 && m.group(1).startsWith("0")) {
         throw new IllegalArgumentException(key + ": node numbers are written without leading zeros");
       }
@@ -202,7 +207,7 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
     if (nodes.isEmpty()) {
       throw new IllegalArgumentException("no nodes (expected node.0=host:port, ...)");
     }
-    Set<String> addresses = new java.util.HashSet<>();
+    Set<String> addresses = new HashSet<>();
     for (NodeAddress n : nodes) {
       if (!addresses.add(n.hostPort())) {
         throw new IllegalArgumentException("two nodes at " + n.hostPort() + " (node." + n.id() + " and another)");
@@ -305,13 +310,13 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
     Files.deleteIfExists(file.resolveSibling(file.getFileName() + ".tmp"));
     // a name of its own: two saves at once must not delete or rename each other's half-written file
     Path tmp = file.resolveSibling(file.getFileName() + "."
-        + Long.toUnsignedString(java.util.concurrent.ThreadLocalRandom.current().nextLong(), 36) + ".tmp");
+        + Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), 36) + ".tmp");
     try {
       try (Writer w = Channels.newWriter(createOwnerOnly(tmp), StandardCharsets.UTF_8)) {
         toProperties().store(w, "SSS cluster");
       }
-      Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING,
+          StandardCopyOption.ATOMIC_MOVE);
     } finally {
       Files.deleteIfExists(tmp); // only when the save failed
     }

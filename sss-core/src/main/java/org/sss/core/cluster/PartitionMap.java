@@ -2,6 +2,8 @@ package org.sss.core.cluster;
 
 import com.google.common.hash.HashFunction;
 import com.google.common.hash.Hashing;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -87,12 +89,12 @@ public final class PartitionMap {
    */
   public String layout() {
     String digest = com.google.common.hash.Hashing.sha256()
-        .hashString(format() + "/" + nodeCount, java.nio.charset.StandardCharsets.UTF_8).toString();
+        .hashString(format() + "/" + nodeCount, StandardCharsets.UTF_8).toString();
     return "P=" + ownerOfPartition.length + ",map=" + digest.substring(0, 12);
   }
 
   /** The partition of the encoded key between the buffer's position and limit. */
-  public int partitionOf(java.nio.ByteBuffer key) {
+  public int partitionOf(ByteBuffer key) {
     int h = HASH.hashBytes(key).asInt();
     return (h & 0x7fff_ffff) % ownerOfPartition.length;
   }

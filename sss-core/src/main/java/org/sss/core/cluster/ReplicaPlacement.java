@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Which nodes hold the copies of each partition: R nodes per partition, the first of them its
@@ -72,7 +73,7 @@ public final class ReplicaPlacement {
     if (allHosts.size() < replication) {
       throw new IllegalArgumentException("replication=" + replication + " needs " + replication
           + " nodes on distinct hosts (two copies of a partition never share a host), but the " + n
-          + " nodes run on " + allHosts.size() + " host(s): " + new java.util.TreeSet<>(allHosts));
+          + " nodes run on " + allHosts.size() + " host(s): " + new TreeSet<>(allHosts));
     }
     int racksWanted = Math.min(replication, allRacks.size());
     int[][] out = new int[map.partitions()][];

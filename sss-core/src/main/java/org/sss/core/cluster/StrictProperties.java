@@ -2,8 +2,11 @@ package org.sss.core.cluster;
 
 import java.io.IOException;
 import java.io.Reader;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Properties;
@@ -28,14 +31,14 @@ public final class StrictProperties {
       }
     };
     if (Files.isDirectory(file)) {
-      throw new java.nio.file.FileSystemException(file.toString(), null, "is a directory, not a configuration file");
+      throw new FileSystemException(file.toString(), null, "is a directory, not a configuration file");
     }
     if (!Files.exists(file)) {
-      throw new java.nio.file.NoSuchFileException(file.toString(), null, "no such configuration file");
+      throw new NoSuchFileException(file.toString(), null, "no such configuration file");
     }
     try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       p.load(r);
-    } catch (java.nio.charset.CharacterCodingException e) {
+    } catch (CharacterCodingException e) {
       throw new IOException(file + ": not a text configuration file (it is not UTF-8)", e);
     }
     Properties plain = new Properties();

@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.HexFormat;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -53,7 +55,7 @@ public final class Auth {
   }
 
   private static byte[] concat(byte[] a, byte[] b) {
-    byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    byte[] out = Arrays.copyOf(a, a.length + b.length);
     System.arraycopy(b, 0, out, a.length, b.length);
     return out;
   }
@@ -65,6 +67,6 @@ public final class Auth {
 
   /** A new random secret (32 bytes, hex), for clusters created on this machine. */
   public static String randomSecret() {
-    return java.util.HexFormat.of().formatHex(nonce());
+    return HexFormat.of().formatHex(nonce());
   }
 }

@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLException;
 import org.sss.core.cluster.NodeAddress;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.Hello;
@@ -201,7 +202,7 @@ public final class Connection implements AutoCloseable {
     while (c instanceof io.netty.handler.codec.DecoderException && c.getCause() != null) {
       c = c.getCause();
     }
-    String why = c instanceof javax.net.ssl.SSLException
+    String why = c instanceof SSLException
         ? "TLS handshake failed: " + c.getMessage()
         : c.getMessage() == null ? c.toString() : c.getMessage();
     return new NodeUnavailableException("cannot connect to " + node + ": " + why, cause);

@@ -4,6 +4,7 @@ import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import java.nio.ByteOrder;
 
 /** The framing handlers shared by both ends of every connection. */
 public final class Pipelines {
@@ -62,7 +63,7 @@ public final class Pipelines {
 
     @Override
     protected long getUnadjustedFrameLength(io.netty.buffer.ByteBuf buf, int offset, int length,
-                                            java.nio.ByteOrder order) {
+                                            ByteOrder order) {
       long frameLength = super.getUnadjustedFrameLength(buf, offset, length, order);
       int now = limit.current();
       if (now < limit.full() && frameLength > now) {

@@ -1,6 +1,8 @@
 package org.sss.server.execution;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -139,7 +141,7 @@ final class CombiningBuffer<K, V> {
       out.write(keySerde.encodeKey(key), valueSerde.encodeValue(value));
       return;
     }
-    Object groupKey = keysByValue ? key : java.nio.ByteBuffer.wrap(keySerde.encodeKey(key));
+    Object groupKey = keysByValue ? key : ByteBuffer.wrap(keySerde.encodeKey(key));
     Group<V> group = groups.get(groupKey);
     long size = sizeOf(value);
     if (group == null && size >= HUGE_VALUE_BYTES) {
@@ -218,7 +220,7 @@ final class CombiningBuffer<K, V> {
     if (v instanceof byte[] b) {
       return 24L + b.length;
     }
-    if (v instanceof java.nio.ByteBuffer bb) {
+    if (v instanceof ByteBuffer bb) {
       return 72L + bb.capacity(); // the wrapper and its array
     }
     if (v instanceof String str) {
@@ -234,7 +236,7 @@ final class CombiningBuffer<K, V> {
       K k = keyOf(e.getKey());
       List<V> held = e.getValue().values;
       List<V> values = held.size() > 1 ? combine(k, held) : held;
-      byte[] key = keysByValue ? keySerde.encodeKey(k) : ((java.nio.ByteBuffer) e.getKey()).array();
+      byte[] key = keysByValue ? keySerde.encodeKey(k) : ((ByteBuffer) e.getKey()).array();
       for (V v : values) {
         out.write(key, valueSerde.encodeValue(v));
         written++;
@@ -258,7 +260,7 @@ final class CombiningBuffer<K, V> {
 
   @SuppressWarnings("unchecked")
   private K keyOf(Object group) {
-    return keysByValue ? (K) group : keySerde.decodeKey(((java.nio.ByteBuffer) group).array());
+    return keysByValue ? (K) group : keySerde.decodeKey(((ByteBuffer) group).array());
   }
 
   private List<V> combine(K key, List<V> values) throws Exception {
@@ -270,7 +272,7 @@ final class CombiningBuffer<K, V> {
 
   private void collect(K k, V v) {
     if (keysByValue ? !k.equals(combiningKey)
-        : !java.util.Arrays.equals(keySerde.encodeKey(k), keySerde.encodeKey(combiningKey))) {
+        : !Arrays.equals(keySerde.encodeKey(k), keySerde.encodeKey(combiningKey))) {
       throw new IllegalStateException("combiner " + combiner.getClass().getName()
           + " changed key " + combiningKey + " to " + k + "; a combiner must keep keys unchanged");
     }

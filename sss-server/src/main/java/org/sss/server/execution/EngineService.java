@@ -3,19 +3,33 @@ package org.sss.server.execution;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sss.core.api.Serde;
 import org.sss.core.cluster.ClusterSpec;
+import org.sss.core.cluster.InSyncCopies;
 import org.sss.core.cluster.JobTables;
+import org.sss.core.io.TextOutputDir;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.Ack;
 import org.sss.core.proto.ErrorCode;
@@ -28,6 +42,7 @@ import org.sss.core.transport.Frame;
 import org.sss.kvs.NodeStore;
 import org.sss.kvs.StoreException;
 import org.sss.kvs.StoreTable;
+import org.sss.server.membership.Membership;
 
 /**
  * The engine's requests on one node: run a stage, receive shuffle batches, abort a job, report
@@ -50,14 +65,14 @@ public final class EngineService implements AutoCloseable {
   private final Map<String, StageExecution> running = new ConcurrentHashMap<>();
   private final Map<String, String> abortedJobs = new ConcurrentHashMap<>();
   /** The attempt directories of jobs writing files here, until they commit or abort. */
-  private final Map<String, java.nio.file.Path> fileOutputs = new ConcurrentHashMap<>();
+  private final Map<String, Path> fileOutputs = new ConcurrentHashMap<>();
   private final AtomicLong sequence = new AtomicLong();
 
   /** This node's part in a replicated cluster's membership (yields null with one copy). */
-  private volatile java.util.function.Supplier<org.sss.server.membership.Membership> membership = () -> null;
+  private volatile Supplier<Membership> membership = () -> null;
 
   /** Admits a stage's reads of replicated inputs through {@code membership}. */
-  public void admitReadsThrough(java.util.function.Supplier<org.sss.server.membership.Membership> membership) {
+  public void admitReadsThrough(Supplier<Membership> membership) {
     this.membership = membership;
   }
 
@@ -121,7 +136,7 @@ public final class EngineService implements AutoCloseable {
         // coordinator that reports the job failed knows its tasks no longer run
         return abort(req.getAbortJob().getJobId(), req.getAbortJob().getReason())
             .handle((r, e) -> (Void) null) // a copy: the stage's own future must not be completed here
-            .completeOnTimeout(null, ABORT_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS)
+            .completeOnTimeout(null, ABORT_WAIT_SECONDS, TimeUnit.SECONDS)
             .thenApply(v -> Frame.of(ok.setAck(Ack.getDefaultInstance()).build()));
       }
       case COMMIT_JOB -> {
@@ -130,7 +145,7 @@ public final class EngineService implements AutoCloseable {
         if (abortedJobs.containsKey(jobId)) {
           throw new StoreException(ErrorCode.JOB_ABORTED, "job " + jobId + " was aborted: " + abortedJobs.get(jobId));
         }
-        org.sss.server.membership.Membership m = membership.get();
+        Membership m = membership.get();
         int renamed;
         if (m == null) {
           renamed = store.commit(jobId);
@@ -198,7 +213,7 @@ public final class EngineService implements AutoCloseable {
       return runStage(run, null, () -> { }); // files: no copies to hold
     }
     StoreTable input = store.require(spec.getInputTable());
-    org.sss.server.membership.Membership m = membership.get();
+    Membership m = membership.get();
     // a node out or catching up would map what it has, not the table; and one decided out while
     // the stage reads must not empty its copies under it: the stage holds them until it ends
     Runnable releaseCopies = () -> { };
@@ -245,7 +260,7 @@ public final class EngineService implements AutoCloseable {
       return CompletableFuture.failedFuture(e);
     }
     AtomicReference<Throwable> failure = new AtomicReference<>();
-    java.util.concurrent.atomic.AtomicBoolean aborted = new java.util.concurrent.atomic.AtomicBoolean();
+    AtomicBoolean aborted = new AtomicBoolean();
     StageShuffle shuffle = new StageShuffle(jobId, spec.getOutputTable(), emits, spec.getOutputMultiValued(), nodeId,
         cluster.partitionMap(), cluster.placement(), output, peers, failure, sequence, maxValueBytes, aborted,
         run.getView());
@@ -255,7 +270,7 @@ public final class EngineService implements AutoCloseable {
     StageExecution execution = new StageExecution(context, partitions, threads, readers, runners);
     if (context.writesFiles()) {
       // before the abort check below: an abort from here on deletes the files, one before is seen there
-      fileOutputs.put(jobId, org.sss.core.io.TextOutputDir.attemptDir(java.nio.file.Path.of(spec.getOutputDir()), jobId));
+      fileOutputs.put(jobId, TextOutputDir.attemptDir(Path.of(spec.getOutputDir()), jobId));
     }
     if (running.putIfAbsent(jobId, execution) != null) {
       jars.release(spec.getJarHash());
@@ -298,14 +313,14 @@ public final class EngineService implements AutoCloseable {
     if (abortedJobs.containsKey(jobId)) {
       throw new StoreException(ErrorCode.JOB_ABORTED, "job " + jobId + " was aborted: " + abortedJobs.get(jobId));
     }
-    java.nio.file.Path dir = java.nio.file.Path.of(spec.getOutputDir());
-    java.nio.file.Path attempt = org.sss.core.io.TextOutputDir.attemptDir(dir, jobId);
-    if (!dir.isAbsolute() || !java.nio.file.Files.isDirectory(attempt)) {
+    Path dir = Path.of(spec.getOutputDir());
+    Path attempt = TextOutputDir.attemptDir(dir, jobId);
+    if (!dir.isAbsolute() || !Files.isDirectory(attempt)) {
       throw new StoreException(ErrorCode.NO_SUCH_FILE, "node " + nodeId + " cannot see the output directory "
           + dir + " (no " + attempt + ", which the client made): a job writing files needs a directory that the"
           + " client and every node see at the same path");
     }
-    if (!java.nio.file.Files.isWritable(attempt)) {
+    if (!Files.isWritable(attempt)) {
       throw new StoreException(ErrorCode.NO_SUCH_FILE, "node " + nodeId + " cannot write into the output directory "
           + dir + " (" + attempt + " is not writable for the server's user)");
     }
@@ -317,15 +332,15 @@ public final class EngineService implements AutoCloseable {
    * clean-up does the same when it can.
    */
   private void deleteFileOutput(String jobId) {
-    java.nio.file.Path attempt = fileOutputs.remove(jobId);
+    Path attempt = fileOutputs.remove(jobId);
     if (attempt == null) {
       return;
     }
-    try (var files = java.nio.file.Files.walk(attempt)) {
-      for (java.nio.file.Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        java.nio.file.Files.deleteIfExists(p);
+    try (var files = Files.walk(attempt)) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
       }
-    } catch (java.io.IOException | java.io.UncheckedIOException e) {
+    } catch (IOException | UncheckedIOException e) {
       LOG.info("node {}: could not delete the part files of aborted job {} in {}: {}", nodeId, jobId, attempt, e.toString());
     }
   }
@@ -342,7 +357,7 @@ public final class EngineService implements AutoCloseable {
   private List<Integer> tasksOf(RunStage run) {
     StageSpec spec = run.getStage();
     if (readsFiles(spec)) {
-      List<Integer> splits = new java.util.ArrayList<>();
+      List<Integer> splits = new ArrayList<>();
       for (int i = 0; i < spec.getInputSplitsCount(); i++) {
         if (spec.getInputSplits(i).getNode() == nodeId) {
           splits.add(i);
@@ -351,7 +366,7 @@ public final class EngineService implements AutoCloseable {
       return splits;
     }
     return run.getView().getOutCount() == 0 ? cluster.partitionMap().partitionsOf(nodeId)
-        : new org.sss.core.cluster.InSyncCopies(cluster.placement()).ownedBy(run.getView(), nodeId);
+        : new InSyncCopies(cluster.placement()).ownedBy(run.getView(), nodeId);
   }
 
   /**
@@ -360,11 +375,11 @@ public final class EngineService implements AutoCloseable {
    * up what is not committed. Abort them here: that stops what runs and drops their tables
    * (a committed output no longer carries the job's name, so it stays).
    */
-  public void coordinatorLost(java.util.Collection<String> jobIds) {
+  public void coordinatorLost(Collection<String> jobIds) {
     for (String jobId : jobIds) {
       try {
         readers.execute(() -> abort(jobId, "its coordinator disconnected"));
-      } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+      } catch (RejectedExecutionException shuttingDown) {
         return; // the node is stopping: its next start drops what jobs left
       }
     }
@@ -407,7 +422,7 @@ public final class EngineService implements AutoCloseable {
 
   /** Maps a failure of a stage to the code and message the client sees. */
   public static Frame<Response> error(long id, Throwable e) {
-    Throwable c = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+    Throwable c = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
     ErrorCode code;
     if (c instanceof UserCodeException) {
       code = ErrorCode.USER_CODE_FAILED;

@@ -6,11 +6,15 @@ import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Comparator;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
 import org.sss.core.proto.ErrorCode;
 import org.sss.kvs.StoreException;
 
@@ -92,10 +96,10 @@ public final class JarCache {
 
   /** Deletes the least recently used JARs beyond {@link #MAX_JARS} that no stage uses. */
   synchronized void evictBeyondLimit() {
-    java.util.List<Path> jars;
-    try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+    List<Path> jars;
+    try (Stream<Path> files = Files.list(dir)) {
       jars = files.filter(f -> f.getFileName().toString().endsWith(".jar"))
-          .sorted(java.util.Comparator.comparingLong(JarCache::lastUsed).reversed()).toList();
+          .sorted(Comparator.comparingLong(JarCache::lastUsed).reversed()).toList();
     } catch (IOException e) {
       return; // nothing to evict from
     }
@@ -163,7 +167,7 @@ public final class JarCache {
   /** A JAR's last use is its file's modification time, so that it survives restarts. */
   private void touch(String hash) {
     try {
-      Files.setLastModifiedTime(file(hash), java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis()));
+      Files.setLastModifiedTime(file(hash), FileTime.fromMillis(System.currentTimeMillis()));
     } catch (IOException ignored) {
       // the order of eviction is a preference
     }

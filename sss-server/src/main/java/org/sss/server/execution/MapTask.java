@@ -1,21 +1,25 @@
 package org.sss.server.execution;
 
+import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.sss.core.api.Emitter;
 import org.sss.core.api.Mapper;
 import org.sss.core.api.Serde;
-import java.nio.channels.FileChannel;
 import org.sss.core.io.TextSplitReader;
 import org.sss.core.keys.KeyCodec;
 import org.sss.core.keys.StoredKeys;
+import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.FileSplit;
 import org.sss.kvs.KeyRanges;
 import org.sss.kvs.StoreCursor;
+import org.sss.kvs.StoreException;
 
 /**
  * Maps one partition of the input table, or one split of the input files, into its runner's
@@ -102,8 +106,8 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
       throw new StageAborted();
     } catch (ReadFailed | TextPartOutput.WriteFailed e) {
       throw e;
-    } catch (java.util.concurrent.ExecutionException e) {
-      if (e.getCause() instanceof org.sss.kvs.StoreException s && s.code() == org.sss.core.proto.ErrorCode.NO_SUCH_FILE) {
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof StoreException s && s.code() == ErrorCode.NO_SUCH_FILE) {
         throw s; // a file the node cannot read: its code says so, and its message names file and node
       }
       throw new ReadFailed("reading " + input() + " failed on node " + stage.nodeId + ": "
@@ -146,7 +150,7 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
   }
 
   /** The reader: hands the input's pairs (encoded keys, values) over in chunks until done or the stage stops. */
-  private Void read(BlockingQueue<List<byte[][]>> chunks) throws InterruptedException, java.io.IOException {
+  private Void read(BlockingQueue<List<byte[][]>> chunks) throws InterruptedException, IOException {
     return stage.input == null ? readSplit(chunks) : readPartition(chunks);
   }
 
@@ -179,7 +183,7 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
   }
 
   /** Reads this task's split of a text file: (byte offset, line) pairs. */
-  private Void readSplit(BlockingQueue<List<byte[][]>> chunks) throws InterruptedException, java.io.IOException {
+  private Void readSplit(BlockingQueue<List<byte[][]>> chunks) throws InterruptedException, IOException {
     FileSplit split = stage.spec.getInputSplits(partition);
     try (FileChannel file = InputFiles.open(split, stage.nodeId)) {
       // a line is a value: at most what the node takes as one

@@ -10,6 +10,7 @@ import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.transport.Connection;
 import org.sss.core.transport.NodeUnavailableException;
 import org.sss.core.transport.Pipelines;
+import org.sss.core.transport.Tls;
 
 /**
  * This node's connections to the other nodes, for the shuffle. Opened when a stage starts
@@ -34,7 +35,7 @@ public final class PeerLinks implements AutoCloseable {
     this.spec = spec;
     this.self = self;
     this.links = new ArrayList<>(Collections.nCopies(spec.nodeCount(), null));
-    this.tls = org.sss.core.transport.Tls.clientContext(spec);
+    this.tls = Tls.clientContext(spec);
   }
 
   /** Starts opening every missing link to another node; returns at once. */

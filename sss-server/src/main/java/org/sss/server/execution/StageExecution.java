@@ -2,10 +2,13 @@ package org.sss.server.execution;
 
 import java.util.List;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sss.core.proto.StageReport;
@@ -33,7 +36,7 @@ final class StageExecution {
   private final long startNanos = System.nanoTime();
   private final CompletableFuture<StageReport> result = new CompletableFuture<>();
   /** The runner threads working for this stage now: an abort interrupts them. */
-  private final java.util.Set<Thread> working = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final Set<Thread> working = ConcurrentHashMap.newKeySet();
 
   StageExecution(StageContext stage, List<Integer> partitions, int threads, ExecutorService readers,
                  ExecutorService runners) {
@@ -117,7 +120,7 @@ final class StageExecution {
   }
 
   /** Runs a step of the stage; a failure becomes the stage's (the first one wins) and gives null. */
-  private <T> T attempt(java.util.function.Supplier<T> step) {
+  private <T> T attempt(Supplier<T> step) {
     try {
       return step.get();
     } catch (StageAborted e) {

@@ -2,13 +2,17 @@ package org.sss.server.execution;
 
 import io.netty.buffer.ByteBuf;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.sss.core.cluster.InSyncCopies;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.core.cluster.ReplicaPlacement;
 import org.sss.core.keys.PairTypes;
+import org.sss.core.proto.ClusterView;
 import org.sss.core.proto.Request;
 import org.sss.core.proto.ShuffleBatch;
+import org.sss.core.transport.Connection;
 import org.sss.kvs.StoreTable;
 
 /**
@@ -55,15 +59,15 @@ final class StageShuffle {
   final AtomicLong sequence;
   /** The largest key or value a receiving node accepts; local writes obey it too. */
   final int maxValueBytes;
-  private final java.util.concurrent.atomic.AtomicBoolean aborted;
+  private final AtomicBoolean aborted;
   final AtomicLong pairsShuffled = new AtomicLong();
   final AtomicLong bytesShuffled = new AtomicLong();
 
   StageShuffle(String jobId, String table, PairTypes types, boolean multiValued, int self, PartitionMap map,
                ReplicaPlacement placement, StoreTable localTable, PeerLinks peers, AtomicReference<Throwable> failure, AtomicLong sequence,
-               int maxValueBytes, java.util.concurrent.atomic.AtomicBoolean aborted,
-               org.sss.core.proto.ClusterView view) {
-    org.sss.core.cluster.InSyncCopies inSync = new org.sss.core.cluster.InSyncCopies(placement);
+               int maxValueBytes, AtomicBoolean aborted,
+               ClusterView view) {
+    InSyncCopies inSync = new InSyncCopies(placement);
     this.owners = new int[placement.partitions()];
     for (int p = 0; p < owners.length; p++) {
       owners[p] = inSync.owner(view, p);
@@ -97,7 +101,7 @@ final class StageShuffle {
       batch.release();
       throw e;
     }
-    org.sss.core.transport.Connection link;
+    Connection link;
     try {
       link = peers.get(node);
     } catch (RuntimeException e) {

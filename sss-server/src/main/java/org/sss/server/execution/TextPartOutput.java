@@ -2,6 +2,7 @@ package org.sss.server.execution;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -9,6 +10,7 @@ import org.sss.core.api.Emitter;
 import org.sss.core.api.Serde;
 import org.sss.core.io.TextOutputDir;
 import org.sss.core.proto.DataType;
+import org.sss.core.proto.ErrorCode;
 
 /**
  * A last stage's output as text files: each task of the runner writes its own
@@ -54,7 +56,7 @@ final class TextPartOutput<K, V> implements TaskOutput<K, V> {
       // deleted) writes nothing, and two attempts never share a file
       out = new LineBuffer(Files.newOutputStream(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE));
     } catch (IOException e) {
-      throw new WriteFailed(org.sss.core.proto.ErrorCode.NO_SUCH_FILE, "node " + stage.nodeId + " cannot create "
+      throw new WriteFailed(ErrorCode.NO_SUCH_FILE, "node " + stage.nodeId + " cannot create "
           + file + ": " + e, e);
     }
     return emitter;
@@ -82,7 +84,7 @@ final class TextPartOutput<K, V> implements TaskOutput<K, V> {
       out.write('\n');
       out.lines++;
     } catch (IOException e) {
-      throw new WriteFailed(org.sss.core.proto.ErrorCode.STORAGE_ERROR, "node " + stage.nodeId + " failed writing "
+      throw new WriteFailed(ErrorCode.STORAGE_ERROR, "node " + stage.nodeId + " failed writing "
           + file + ": " + e, e);
     }
   }
@@ -131,16 +133,16 @@ final class TextPartOutput<K, V> implements TaskOutput<K, V> {
       stage.shuffle.pairsShuffled.addAndGet(o.lines);
       stage.shuffle.bytesShuffled.addAndGet(o.bytes);
     } catch (IOException e) {
-      throw new WriteFailed(org.sss.core.proto.ErrorCode.STORAGE_ERROR, "node " + stage.nodeId + " failed writing "
+      throw new WriteFailed(ErrorCode.STORAGE_ERROR, "node " + stage.nodeId + " failed writing "
           + file + ": " + e, e);
     }
   }
 
   /** A part file could not be written: the node's failure (a full disk, a directory gone), not the user code's. */
   static final class WriteFailed extends RuntimeException {
-    final org.sss.core.proto.ErrorCode code;
+    final ErrorCode code;
 
-    WriteFailed(org.sss.core.proto.ErrorCode code, String message, Throwable cause) {
+    WriteFailed(ErrorCode code, String message, Throwable cause) {
       super(message, cause);
       this.code = code;
     }
@@ -186,7 +188,7 @@ final class TextPartOutput<K, V> implements TaskOutput<K, V> {
     /** {@code Long.toString(v)}'s bytes. */
     void writeDecimal(long v) throws IOException {
       if (v == Long.MIN_VALUE) {
-        write(Long.toString(v).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        write(Long.toString(v).getBytes(StandardCharsets.US_ASCII));
         return;
       }
       if (buf.length - n < 20) {

@@ -1,5 +1,7 @@
 package org.sss.server.execution;
 
+import java.lang.reflect.InvocationTargetException;
+
 /** Creates user objects (mappers, reducers, serdes, partitioners) by class name. */
 final class UserClasses {
   private UserClasses() {}
@@ -41,7 +43,7 @@ final class UserClasses {
           + ": it needs a no-argument constructor (a nested class must be static)", e);
     } catch (ReflectiveOperationException e) {
       throw new UserCodeException("cannot create " + type.getSimpleName() + " " + className + ": its constructor"
-          + " failed", e instanceof java.lang.reflect.InvocationTargetException ite && ite.getCause() != null
+          + " failed", e instanceof InvocationTargetException ite && ite.getCause() != null
           ? ite.getCause() : e);
     }
   }

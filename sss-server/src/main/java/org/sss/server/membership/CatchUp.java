@@ -1,11 +1,13 @@
 package org.sss.server.membership;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -14,14 +16,19 @@ import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.InSyncCopies;
 import org.sss.core.cluster.JobTables;
 import org.sss.core.proto.ClusterView;
+import org.sss.core.proto.GetView;
+import org.sss.core.proto.ListTables;
 import org.sss.core.proto.Request;
 import org.sss.core.proto.Response;
 import org.sss.core.proto.ScanNext;
 import org.sss.core.proto.ScanOpen;
+import org.sss.core.proto.TableInfo;
+import org.sss.core.proto.TableOptions;
 import org.sss.core.proto.ViewChange;
 import org.sss.core.transport.Connection;
 import org.sss.core.transport.Frame;
 import org.sss.core.transport.Pipelines;
+import org.sss.core.transport.Tls;
 import org.sss.kvs.KeyRanges;
 import org.sss.kvs.NodeStore;
 import org.sss.kvs.RunFile;
@@ -228,7 +235,7 @@ final class CatchUp implements AutoCloseable {
     Connection c = links.get(node);
     if (c == null || !c.isActive()) {
       c = Connection.open(spec.node(node), spec.secret(), "node-" + self + "-catch-up",
-          spec.partitionMap().layout(), org.sss.core.transport.Tls.clientContext(spec),
+          spec.partitionMap().layout(), Tls.clientContext(spec),
           Pipelines.DEFAULT_MAX_FRAME, REQUEST_TIMEOUT).get(30, TimeUnit.SECONDS);
       links.put(node, c);
     }
@@ -244,7 +251,7 @@ final class CatchUp implements AutoCloseable {
    * table only some hold (a create or commit that failed part way) is left as it is, and named.
    */
   private Set<String> syncTables(Map<Integer, Connection> links, ClusterView view) throws Exception {
-    List<Map<String, org.sss.core.proto.TableOptions>> lists = new java.util.ArrayList<>();
+    List<Map<String, TableOptions>> lists = new ArrayList<>();
     for (int node = 0; node < spec.nodeCount(); node++) {
       if (node != self && InSyncCopies.serves(view, node)) {
         lists.add(tablesOf(link(links, node), view.getEpoch()));
@@ -253,13 +260,13 @@ final class CatchUp implements AutoCloseable {
     if (lists.isEmpty()) {
       throw new IllegalStateException("no node in sync and up to copy the tables from");
     }
-    Set<String> complete = new java.util.TreeSet<>();
-    Set<String> anywhere = new java.util.TreeSet<>();
-    for (Map<String, org.sss.core.proto.TableOptions> l : lists) {
+    Set<String> complete = new TreeSet<>();
+    Set<String> anywhere = new TreeSet<>();
+    for (Map<String, TableOptions> l : lists) {
       anywhere.addAll(l.keySet());
     }
     for (String name : anywhere) {
-      org.sss.core.proto.TableOptions o = lists.get(0).get(name);
+      TableOptions o = lists.get(0).get(name);
       if (o != null && lists.stream().allMatch(l -> o.equals(l.get(name)))) {
         complete.add(name);
       } else {
@@ -267,7 +274,7 @@ final class CatchUp implements AutoCloseable {
       }
     }
     for (StoreTable t : replicatedTables()) {
-      org.sss.core.proto.TableOptions o = complete.contains(t.name()) ? lists.get(0).get(t.name()) : null;
+      TableOptions o = complete.contains(t.name()) ? lists.get(0).get(t.name()) : null;
       if (!anywhere.contains(t.name()) || o != null && !o.equals(t.options())) {
         store.drop(t.name(), true);
         live.forget(t.name()); // its keys written live went to the table dropped
@@ -284,10 +291,10 @@ final class CatchUp implements AutoCloseable {
   }
 
   /** The replicated tables of a node, once it is at membership epoch {@code epoch}. */
-  private static Map<String, org.sss.core.proto.TableOptions> tablesOf(Connection source, long epoch) throws Exception {
+  private static Map<String, TableOptions> tablesOf(Connection source, long epoch) throws Exception {
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (true) {
-      Frame<Response> v = source.call(Request.newBuilder().setGetView(org.sss.core.proto.GetView.getDefaultInstance()))
+      Frame<Response> v = source.call(Request.newBuilder().setGetView(GetView.getDefaultInstance()))
           .get(30, TimeUnit.SECONDS);
       long at = v.header().getView().getView().getEpoch();
       v.release();
@@ -299,11 +306,11 @@ final class CatchUp implements AutoCloseable {
       }
       Thread.sleep(100);
     }
-    Frame<Response> r = source.call(Request.newBuilder().setListTables(org.sss.core.proto.ListTables.getDefaultInstance()))
+    Frame<Response> r = source.call(Request.newBuilder().setListTables(ListTables.getDefaultInstance()))
         .get(60, TimeUnit.SECONDS);
-    Map<String, org.sss.core.proto.TableOptions> theirs = new HashMap<>();
+    Map<String, TableOptions> theirs = new HashMap<>();
     try {
-      for (org.sss.core.proto.TableInfo t : r.header().getTables().getTablesList()) {
+      for (TableInfo t : r.header().getTables().getTablesList()) {
         if (t.getOptions().getReplication() > 1 && !JobTables.isJobTable(t.getName())) {
           theirs.put(t.getName(), t.getOptions());
         }

@@ -1,6 +1,7 @@
 package org.sss.server.membership;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.sss.core.cluster.ClusterSpec;
@@ -8,6 +9,7 @@ import org.sss.core.proto.GetView;
 import org.sss.core.proto.Request;
 import org.sss.core.transport.Connection;
 import org.sss.core.transport.Pipelines;
+import org.sss.core.transport.Tls;
 
 /**
  * Whether each node answers on its SSS port: an authenticated request ({@code GetView}) over a
@@ -32,7 +34,7 @@ final class LivenessProbe implements AutoCloseable {
   LivenessProbe(ClusterSpec spec, int self) {
     this.spec = spec;
     this.self = self;
-    this.tls = org.sss.core.transport.Tls.clientContext(spec);
+    this.tls = Tls.clientContext(spec);
     int n = spec.nodeCount();
     this.links = new CompletableFuture[n];
     this.inFlight = new boolean[n];
@@ -44,8 +46,8 @@ final class LivenessProbe implements AutoCloseable {
   /** Counts every node as having answered now: a new leader gives each node the full time. */
   synchronized void forget() {
     long now = System.nanoTime();
-    java.util.Arrays.fill(lastAnswerNanos, now);
-    java.util.Arrays.fill(lastOk, false);
+    Arrays.fill(lastAnswerNanos, now);
+    Arrays.fill(lastOk, false);
   }
 
   /** Starts a probe of every other node that has none on its way. */

@@ -1,14 +1,25 @@
 package org.sss.server.membership;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.concurrent.locks.StampedLock;
+import java.util.function.Supplier;
+import java.util.logging.Level;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
@@ -30,9 +41,15 @@ import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sss.core.cluster.ClusterSpec;
+import org.sss.core.cluster.InSyncCopies;
+import org.sss.core.cluster.JobTables;
 import org.sss.core.proto.ClusterView;
+import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.ViewAnswer;
 import org.sss.core.proto.ViewChange;
+import org.sss.kvs.NodeStore;
+import org.sss.kvs.StoreException;
+import org.sss.kvs.StoreTable;
 
 /**
  * A node's part in deciding which nodes of a replicated cluster are down: the decisions are
@@ -64,7 +81,7 @@ public final class Membership implements AutoCloseable {
 
   private static java.util.logging.Logger quiet(String name) {
     java.util.logging.Logger l = java.util.logging.Logger.getLogger(name);
-    l.setLevel(java.util.logging.Level.WARNING);
+    l.setLevel(Level.WARNING);
     return l;
   }
   /** How often a node reads the view and the leader probes the nodes. */
@@ -95,7 +112,7 @@ public final class Membership implements AutoCloseable {
   private final RaftServer server; // null on a node that does not vote
   private final RaftClient client;
   private final SignedChanges signatures;
-  private final org.sss.core.cluster.InSyncCopies copies;
+  private final InSyncCopies copies;
   private final ViewStateMachine machine;
   private final LivenessProbe probe;
   private final ScheduledExecutorService timer;
@@ -116,17 +133,17 @@ public final class Membership implements AutoCloseable {
    * exclusively. So once a node has a view, no write checked against an older one is still
    * being applied: what a node catching up copies from it holds every such write.
    */
-  private final java.util.concurrent.locks.ReentrantReadWriteLock viewLock =
-      new java.util.concurrent.locks.ReentrantReadWriteLock();
+  private final ReentrantReadWriteLock viewLock =
+      new ReentrantReadWriteLock();
   /** The one read of the view under way for requests that need a fresh one, or null. */
-  private final java.util.concurrent.atomic.AtomicReference<java.util.concurrent.CompletableFuture<Void>> refreshing =
-      new java.util.concurrent.atomic.AtomicReference<>();
+  private final AtomicReference<CompletableFuture<Void>> refreshing =
+      new AtomicReference<>();
   /**
    * Reads and stages hold it shared while they read this node's copies; emptying the copies
    * (a node decided out, {@link CatchUp}) takes it exclusively, so nothing admitted to read finds
    * them emptied under it. Stamped, not reentrant: a stage releases it from another thread.
    */
-  private final java.util.concurrent.locks.StampedLock copiesLock = new java.util.concurrent.locks.StampedLock();
+  private final StampedLock copiesLock = new StampedLock();
   private final CatchUp catchUp;
   private volatile boolean closed;
   /**
@@ -136,11 +153,11 @@ public final class Membership implements AutoCloseable {
    */
   private volatile String mayHaveLostWrites;
 
-  private Membership(ClusterSpec spec, int self, String listenHost, Path storage, org.sss.kvs.NodeStore store)
+  private Membership(ClusterSpec spec, int self, String listenHost, Path storage, NodeStore store)
       throws IOException {
     this.spec = spec;
     this.self = self;
-    this.copies = new org.sss.core.cluster.InSyncCopies(spec.placement());
+    this.copies = new InSyncCopies(spec.placement());
     this.downSeenNanos = new long[spec.nodeCount()];
     this.joiningSeenNanos = new long[spec.nodeCount()];
     this.voters = voters(spec.nodeCount());
@@ -186,11 +203,11 @@ public final class Membership implements AutoCloseable {
   }
 
   /** Why a store that crashed may lack acknowledged writes to replicated tables; null when it cannot. */
-  private String lostWritesIn(org.sss.kvs.NodeStore store) {
+  private String lostWritesIn(NodeStore store) {
     List<String> tables = store.tables().stream()
         .filter(t -> t.options().getReplication() > 1 && t.options().getDisableWal()
-            && !org.sss.core.cluster.JobTables.isJobTable(t.name()))
-        .map(org.sss.kvs.StoreTable::name).sorted().toList();
+            && !JobTables.isJobTable(t.name()))
+        .map(StoreTable::name).sorted().toList();
     return tables.isEmpty() ? null : "node " + self + " stopped without flushing, and its copies of tables without a "
         + "WAL " + tables + " may lack acknowledged writes: it catches up before it serves";
   }
@@ -200,7 +217,7 @@ public final class Membership implements AutoCloseable {
    * {@code storage}; null for a cluster of one copy.
    */
   public static Membership start(ClusterSpec spec, int self, String listenHost, Path storage,
-                                 org.sss.kvs.NodeStore store) {
+                                 NodeStore store) {
     if (spec.replication() < 2) {
       return null;
     }
@@ -220,9 +237,9 @@ public final class Membership implements AutoCloseable {
 
   /** Names a membership port that another process holds, before Raft tries it. */
   private static void checkFree(String host, int port, int self) {
-    try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+    try (ServerSocket probe = new ServerSocket()) {
       probe.setReuseAddress(true);
-      probe.bind(new java.net.InetSocketAddress(host, port));
+      probe.bind(new InetSocketAddress(host, port));
     } catch (IOException e) {
       throw new IllegalStateException("node " + self + ": cannot listen for its membership (Raft) on " + host + ":"
           + port + " (node." + self + ".raft.port): " + e.getMessage());
@@ -308,7 +325,7 @@ public final class Membership implements AutoCloseable {
     }
     List<Integer> lastInSync = new ArrayList<>();
     for (int p : only) {
-      if (spec.placement().replicasOf(p).stream().noneMatch(n -> n != self && org.sss.core.cluster.InSyncCopies.inSync(v, n))) {
+      if (spec.placement().replicasOf(p).stream().noneMatch(n -> n != self && InSyncCopies.inSync(v, n))) {
         lastInSync.add(p);
       }
     }
@@ -341,16 +358,16 @@ public final class Membership implements AutoCloseable {
     if (confirmedAtNanos - since > 0) {
       return;
     }
-    java.util.concurrent.CompletableFuture<Void> read = refreshing.get();
+    CompletableFuture<Void> read = refreshing.get();
     if (read == null || read.isDone()) {
-      java.util.concurrent.CompletableFuture<Void> mine = new java.util.concurrent.CompletableFuture<>();
+      CompletableFuture<Void> mine = new CompletableFuture<>();
       if (refreshing.compareAndSet(read, mine)) {
         long asked = System.nanoTime();
-        java.util.concurrent.CompletableFuture<RaftClientReply> sent;
+        CompletableFuture<RaftClientReply> sent;
         try {
           sent = client.async().sendReadOnly(Message.valueOf(ByteString.EMPTY));
         } catch (RuntimeException e) {
-          sent = java.util.concurrent.CompletableFuture.failedFuture(e); // the next caller tries again
+          sent = CompletableFuture.failedFuture(e); // the next caller tries again
         }
         sent.whenComplete((reply, failure) -> {
           try {
@@ -422,7 +439,7 @@ public final class Membership implements AutoCloseable {
     ClusterView after = ClusterView.parseFrom(reply.getMessage().getContent().toByteArray());
     if (after.getEpoch() > change.getExpectEpoch()) {
       LOG.warn("membership: {}: decided {} (epoch {})", why, change.getChangeCase().name().substring(5).toLowerCase(
-          java.util.Locale.ROOT), after.getEpoch());
+          Locale.ROOT), after.getEpoch());
     }
     note(after);
     return after;
@@ -483,7 +500,7 @@ public final class Membership implements AutoCloseable {
       copiesLock.unlockRead(stamp);
       throw e;
     }
-    java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+    AtomicBoolean released = new AtomicBoolean();
     return () -> {
       if (released.compareAndSet(false, true)) {
         copiesLock.unlockRead(stamp);
@@ -494,7 +511,7 @@ public final class Membership implements AutoCloseable {
   private void refuseUnlessServing() {
     String why = notServing(view);
     if (why != null) {
-      throw new org.sss.kvs.StoreException(org.sss.core.proto.ErrorCode.NOT_SERVING, why);
+      throw new StoreException(ErrorCode.NOT_SERVING, why);
     }
   }
 
@@ -516,7 +533,7 @@ public final class Membership implements AutoCloseable {
    */
   public Admission admitWrite(long epoch, boolean multiValued, String table) {
     ensureFresh(epoch);
-    java.util.concurrent.locks.Lock lock = viewLock.readLock();
+    Lock lock = viewLock.readLock();
     lock.lock();
     try {
       ClusterView v = view;
@@ -526,10 +543,10 @@ public final class Membership implements AutoCloseable {
         why = "node " + self + " is catching up; multi-valued table '" + table + "' takes writes again once it has";
       }
       if (why != null) {
-        throw new org.sss.kvs.StoreException(org.sss.core.proto.ErrorCode.NOT_SERVING, why);
+        throw new StoreException(ErrorCode.NOT_SERVING, why);
       }
       if (epoch != v.getEpoch()) {
-        throw new org.sss.kvs.StoreException(org.sss.core.proto.ErrorCode.STALE_VIEW, "node " + self
+        throw new StoreException(ErrorCode.STALE_VIEW, "node " + self
             + " is at membership epoch " + v.getEpoch() + ", the write was sent at epoch " + epoch
             + ": the copies to write have changed");
       }
@@ -547,7 +564,7 @@ public final class Membership implements AutoCloseable {
   public void awaitEpoch(long epoch) {
     ensureFresh(epoch);
     if (view.getEpoch() < epoch) {
-      throw new org.sss.kvs.StoreException(org.sss.core.proto.ErrorCode.NOT_SERVING, "node " + self
+      throw new StoreException(ErrorCode.NOT_SERVING, "node " + self
           + " cannot read membership epoch " + epoch + " (it is at " + view.getEpoch() + ")");
     }
   }
@@ -594,10 +611,10 @@ public final class Membership implements AutoCloseable {
 
   /** A write admitted on this node's view, held until it is applied. */
   public static final class Admission implements AutoCloseable {
-    private final java.util.concurrent.locks.Lock lock;
+    private final Lock lock;
     private final CatchUp joining;
 
-    Admission(java.util.concurrent.locks.Lock lock, CatchUp joining) {
+    Admission(Lock lock, CatchUp joining) {
       this.lock = lock;
       this.joining = joining;
     }
@@ -606,7 +623,7 @@ public final class Membership implements AutoCloseable {
      * Applies a write of {@code storedKeys}: while this node catches up, the keys are recorded
      * first, so that the copy never puts an older value over them.
      */
-    public void apply(String table, java.util.function.Supplier<List<byte[]>> storedKeys, Runnable write) {
+    public void apply(String table, Supplier<List<byte[]>> storedKeys, Runnable write) {
       if (joining == null) {
         write.run();
       } else {

@@ -1,5 +1,7 @@
 package org.sss.server.membership;
 
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import javax.crypto.Mac;
@@ -17,7 +19,7 @@ final class SignedChanges {
 
   SignedChanges(String secret) {
     // a cluster without a secret listens on loopback only; its entries are signed with the empty key's stand-in
-    byte[] k = ("sss-membership:" + secret).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] k = ("sss-membership:" + secret).getBytes(StandardCharsets.UTF_8);
     this.key = new SecretKeySpec(k, "HmacSHA256");
   }
 
@@ -51,7 +53,7 @@ final class SignedChanges {
       Mac m = Mac.getInstance("HmacSHA256");
       m.init(key);
       return m.doFinal(body);
-    } catch (java.security.GeneralSecurityException e) {
+    } catch (GeneralSecurityException e) {
       throw new IllegalStateException("HmacSHA256 is not available", e);
     }
   }

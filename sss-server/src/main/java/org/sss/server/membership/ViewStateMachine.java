@@ -19,6 +19,7 @@ import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
+import org.sss.core.cluster.InSyncCopies;
 import org.sss.core.proto.ClusterView;
 import org.sss.core.proto.ViewChange;
 
@@ -35,11 +36,11 @@ import org.sss.core.proto.ViewChange;
  */
 final class ViewStateMachine extends BaseStateMachine {
   private final SignedChanges signatures;
-  private final org.sss.core.cluster.InSyncCopies copies;
+  private final InSyncCopies copies;
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   private volatile ClusterView view = ClusterView.getDefaultInstance();
 
-  ViewStateMachine(SignedChanges signatures, org.sss.core.cluster.InSyncCopies copies) {
+  ViewStateMachine(SignedChanges signatures, InSyncCopies copies) {
     this.signatures = signatures;
     this.copies = copies;
   }
@@ -103,7 +104,7 @@ final class ViewStateMachine extends BaseStateMachine {
    * ({@link org.sss.core.cluster.InSyncCopies#onlyCopies}); a node joining that stops goes out
    * again, and starts over.
    */
-  static ClusterView apply(ClusterView view, ViewChange change, org.sss.core.cluster.InSyncCopies copies) {
+  static ClusterView apply(ClusterView view, ViewChange change, InSyncCopies copies) {
     if (change == null || change.getExpectEpoch() != view.getEpoch()) {
       return view;
     }

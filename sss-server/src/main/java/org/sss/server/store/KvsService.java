@@ -6,27 +6,33 @@ import io.netty.buffer.ByteBufAllocator;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import org.sss.core.cluster.JobTables;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
 import org.sss.core.cluster.ClusterSpec;
+import org.sss.core.cluster.JobTables;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.core.cluster.ReplicaPlacement;
+import org.sss.core.keys.StoredKeys;
 import org.sss.core.proto.Ack;
 import org.sss.core.proto.CountResult;
+import org.sss.core.proto.CreateTable;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.GetResult;
 import org.sss.core.proto.Request;
 import org.sss.core.proto.Response;
 import org.sss.core.proto.ScanOpen;
 import org.sss.core.proto.TableList;
+import org.sss.core.proto.ViewAnswer;
 import org.sss.core.transport.Frame;
 import org.sss.core.transport.PairBlock;
+import org.sss.core.transport.Pipelines;
 import org.sss.kvs.KeyRanges;
 import org.sss.kvs.NodeStore;
 import org.sss.kvs.StoreCursor;
 import org.sss.kvs.StoreException;
 import org.sss.kvs.StoreTable;
 import org.sss.kvs.TableBatch;
-import org.sss.core.keys.StoredKeys;
+import org.sss.server.membership.Membership;
 
 /**
  * The store operations of the wire protocol, on one node. Each method runs on a worker thread
@@ -46,10 +52,10 @@ public final class KvsService {
    */
   /** Where each partition's copies are: a node answers only for the copies it holds. */
   private final ReplicaPlacement placement;
-  private final int answerBudget = org.sss.core.transport.Pipelines.DEFAULT_MAX_FRAME - (1 << 20);
+  private final int answerBudget = Pipelines.DEFAULT_MAX_FRAME - (1 << 20);
 
   /** This node's part in a replicated cluster's membership; yields null with one copy. */
-  private final java.util.function.Supplier<org.sss.server.membership.Membership> membership;
+  private final Supplier<Membership> membership;
 
   public KvsService(NodeStore store, ClusterSpec cluster, int nodeId, int maxValueBytes) {
     this(store, cluster, nodeId, maxValueBytes, () -> null);
@@ -60,7 +66,7 @@ public final class KvsService {
    * admits reads and writes of replicated tables (null with one copy).
    */
   public KvsService(NodeStore store, ClusterSpec cluster, int nodeId, int maxValueBytes,
-                    java.util.function.Supplier<org.sss.server.membership.Membership> membership) {
+                    Supplier<Membership> membership) {
     this.membership = membership;
     this.store = store;
     this.partitionMap = cluster.partitionMap();
@@ -98,8 +104,8 @@ public final class KvsService {
         return Frame.of(ok.setTable(t.info().toBuilder().setCreated(made)).build());
       }
       case GET_VIEW -> {
-        org.sss.server.membership.Membership m = membership.get();
-        return Frame.of(ok.setView(m == null ? org.sss.core.proto.ViewAnswer.getDefaultInstance() : m.answer()).build());
+        Membership m = membership.get();
+        return Frame.of(ok.setView(m == null ? ViewAnswer.getDefaultInstance() : m.answer()).build());
       }
       case DROP_TABLE -> {
         boolean dropped = store.drop(req.getDropTable().getTable(), req.getDropTable().getIfExists());
@@ -201,7 +207,7 @@ public final class KvsService {
    * the job it names, and a job creates only names in it. So a user's table is never taken for
    * a job's leftover and dropped, and a job's cleanup never drops a user's table.
    */
-  private static void checkNamespace(org.sss.core.proto.CreateTable c) {
+  private static void checkNamespace(CreateTable c) {
     String job = c.getJobId();
     if (!job.isEmpty() && !JOB_ID.matcher(job).matches()) {
       throw new StoreException(ErrorCode.BAD_REQUEST, "illegal job id '" + job + "'");
@@ -216,7 +222,7 @@ public final class KvsService {
     }
   }
 
-  private static final java.util.regex.Pattern JOB_ID = java.util.regex.Pattern.compile("[A-Za-z0-9]{1,64}");
+  private static final Pattern JOB_ID = Pattern.compile("[A-Za-z0-9]{1,64}");
 
   /**
    * Validates the whole batch before writing any of it, so that a refused batch leaves nothing
@@ -368,7 +374,7 @@ public final class KvsService {
   }
 
   /** This node's membership when {@code t} is replicated (its copies must agree), else null. */
-  private org.sss.server.membership.Membership replicated(StoreTable t) {
+  private Membership replicated(StoreTable t) {
     return t.options().getReplication() > 1 ? membership.get() : null;
   }
 
@@ -377,15 +383,15 @@ public final class KvsService {
    * then, see {@code Membership.holdCopies}).
    */
   private Runnable admitRead(StoreTable t) {
-    org.sss.server.membership.Membership m = replicated(t);
+    Membership m = replicated(t);
     return m == null ? NOTHING_HELD : m.admitRead();
   }
 
   private static final Runnable NOTHING_HELD = () -> { };
 
   /** Admits a write to a replicated table (held until it is applied); null for a table of one copy. */
-  private org.sss.server.membership.Membership.Admission admitWrite(StoreTable t, long epoch) {
-    org.sss.server.membership.Membership m = replicated(t);
+  private Membership.Admission admitWrite(StoreTable t, long epoch) {
+    Membership m = replicated(t);
     return m == null ? null : m.admitWrite(epoch, t.options().getMultiValued(), t.name());
   }
 

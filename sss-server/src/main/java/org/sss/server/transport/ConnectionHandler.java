@@ -7,22 +7,30 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import java.io.IOException;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.sss.core.proto.Ack;
 import org.sss.core.proto.Challenge;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.Request;
 import org.sss.core.proto.Response;
+import org.sss.core.proto.Welcome;
 import org.sss.core.transport.Auth;
 import org.sss.core.transport.Frame;
 import org.sss.core.transport.FrameLimit;
 import org.sss.core.transport.Pipelines;
 import org.sss.kvs.StoreException;
 import org.sss.server.execution.EngineService;
+import org.sss.server.execution.UserCodeException;
 import org.sss.server.store.KvsService;
 import org.sss.server.store.ScanRegistry;
 
@@ -83,9 +91,9 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
   private final Executor writeLane;
   private final AtomicInteger inFlight = new AtomicInteger();
   /** True while this connection waits in {@link QueuedRequests} (once at most). */
-  private final java.util.concurrent.atomic.AtomicBoolean pausedByNode = new java.util.concurrent.atomic.AtomicBoolean();
+  private final AtomicBoolean pausedByNode = new AtomicBoolean();
   /** Jobs whose stages this connection started: it is their coordinator. */
-  private final java.util.Set<String> coordinatedJobs = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final Set<String> coordinatedJobs = ConcurrentHashMap.newKeySet();
   private byte[] nonce;
   private volatile boolean authenticated;
   /** The frames this connection may send: small until it authenticates. */
@@ -170,7 +178,7 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
         leaveCount();
         byte[] proof = Auth.serverProof(secret, nonce, req.getHello().getClientNonce().toByteArray());
         ctx.writeAndFlush(Frame.of(Response.newBuilder().setId(req.getId()).setCode(ErrorCode.OK)
-            .setWelcome(org.sss.core.proto.Welcome.newBuilder().setProof(ByteString.copyFrom(proof))).build()));
+            .setWelcome(Welcome.newBuilder().setProof(ByteString.copyFrom(proof))).build()));
       }
       return;
     }
@@ -229,7 +237,7 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
       frame.release();
       int flushed = stopNode.stopAcceptingAndFlush();
       ctx.writeAndFlush(Frame.of(Response.newBuilder().setId(req.getId()).setCode(ErrorCode.OK)
-          .setAck(org.sss.core.proto.Ack.newBuilder().setPairs(flushed)).build()))
+          .setAck(Ack.newBuilder().setPairs(flushed)).build()))
           .addListener(written -> stopNode.closeSoon()); // the answer first, then the connections go
       finished(ctx);
       return;
@@ -265,11 +273,11 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
    */
   private void runEngine(ChannelHandlerContext ctx, Frame<Request> frame) {
     Request req = frame.header();
-    java.util.concurrent.CompletableFuture<Frame<Response>> answer;
+    CompletableFuture<Frame<Response>> answer;
     try {
       answer = engine.handle(req, frame.body());
     } catch (Throwable e) {
-      answer = java.util.concurrent.CompletableFuture.failedFuture(e);
+      answer = CompletableFuture.failedFuture(e);
     } finally {
       frame.release();
     }
@@ -280,7 +288,7 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
     answer.whenComplete((r, e) -> {
       try {
         if (e != null && !(e instanceof StoreException) && !(e.getCause() instanceof StoreException)
-            && !(e instanceof org.sss.server.execution.UserCodeException)) {
+            && !(e instanceof UserCodeException)) {
           LOG.debug("node {}: {} failed", nodeId, req.getOpCase(), e);
         }
         ctx.writeAndFlush(e == null ? r : EngineService.error(req.getId(), e));
@@ -341,7 +349,7 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
       reject(ctx, 0, ErrorCode.FRAME_TOO_LARGE, c.getMessage());
     } else if (c instanceof CorruptedFrameException || cause instanceof DecoderException) {
       reject(ctx, 0, ErrorCode.BAD_REQUEST, "malformed frame: " + c.getMessage());
-    } else if (c instanceof java.io.IOException) {
+    } else if (c instanceof IOException) {
       ctx.close();
     } else {
       LOG.warn("node {}: closing {} after {}", nodeId, ctx.channel().remoteAddress(), c.toString());
