@@ -19,7 +19,7 @@ import org.sss.core.keys.StoredKeys;
 
 /**
  * A bulk table's writes, the data between a job's stages: the shuffle packs the pairs it keeps
- * into RocksDB's serialized batch form ({@link PackedBatch#put}, committed at 1 MiB), the table
+ * into blocks of packed pairs ({@link PackedBatch#put}, committed at 1 MiB), the table
  * gathers the batches ({@code SortedRuns.add}, which only appends them to a list: not measured)
  * and parses them into a run ({@code Records.parse}), whose sort ({@code Records.sortedOrder})
  * decides how fast the run is stored and read. One operation is one pair.
@@ -36,8 +36,6 @@ import org.sss.core.keys.StoredKeys;
 public class SortedRunsBenchmark {
   /** The shuffle commits its local batch at this size ({@code StageShuffle.BATCH_BYTES}). */
   static final int BATCH_BYTES = 1 << 20;
-  /** The column family id in each record (any small id: one varint byte). */
-  static final int CF_ID = 3;
 
   JmhData.Pairs pairs;
   /** The pairs' parsed run, for the sort. */
@@ -70,7 +68,7 @@ public class SortedRunsBenchmark {
   static List<SortedRuns.Batch> pack(JmhData.Pairs pairs) {
     List<SortedRuns.Batch> batches = new ArrayList<>();
     byte[] uniquifier = new byte[StoredKeys.UNIQUIFIER_BYTES];
-    PackedBatch batch = new PackedBatch(null, CF_ID, BATCH_BYTES + (64 << 10));
+    PackedBatch batch = new PackedBatch(null, BATCH_BYTES + (64 << 10));
     for (int i = 0; i < pairs.size(); i++) {
       StoredKeys.writeUniquifier(uniquifier, 0, JmhData.SOURCE, i);
       batch.put(pairs.partition[i], pairs.encoded[i], uniquifier, StoredKeys.UNIQUIFIER_BYTES, pairs.values[i]);

@@ -5,40 +5,31 @@ import org.sss.core.keys.StoredKeys;
 import org.sss.core.transport.Varints;
 
 /**
- * A write batch assembled in Java and handed to RocksDB in one call.
+ * The one writer of bulk pairs into a table: the shuffle's local pairs, received shuffle
+ * batches, and so a job's outputs and loads. Pairs are kept in the wire's pair-block form
+ * ({@code | varint klen | key | varint vlen | value |}, {@code PairBlock}), the form they arrive
+ * in, and handed to the table in one call.
  *
- * <h2>Why</h2>
- * {@code WriteBatch.put} is a JNI call per pair; for the shuffle's small pairs the crossings
- * cost more than the write itself. RocksDB accepts a batch in its serialized form, so this
- * class writes that form directly into one growing array, and {@link #commit} crosses once.
- *
- * <h2>Layout (RocksDB's {@code WriteBatch} rep)</h2>
- * <pre>
- *   | sequence fixed64 LE (0) | count fixed32 LE | record ... |
- *   record = | 0x05 kTypeColumnFamilyValue | cf id varint32 | key len varint32 | key | value len varint32 | value |
- * </pre>
- * A packed pair ({@code | varint klen | key | varint vlen | value |}, the wire's block format)
- * is exactly the tail of a record, so received blocks are copied with a two-byte prefix per pair.
+ * <h2>Why this form</h2>
+ * A table that gathers sorted runs (the data between stages, a job's output until its commit:
+ * {@link SortedRuns}) keeps the array as it is, and the run reads its pairs in place: a received
+ * batch is copied once, in one piece, from the network buffer into this array, and nothing
+ * re-encodes it. Only a table that writes through memtables needs RocksDB's serialized
+ * {@code WriteBatch}, which {@link WriteBatchRep} makes from the block at the commit, so that the
+ * batch still crosses into RocksDB in one JNI call rather than one per pair.
  * Not thread-safe.
  */
 public final class PackedBatch {
-  /** Bytes before the first record: sequence and count. */
-  static final int HEADER = 12;
-  /** The record type of a put into a column family. */
-  static final byte TYPE_COLUMN_FAMILY_VALUE = 0x05;
-
   private final StoreTable table;
-  private final int cfId;
   private final int capacity;
   /** Null after a commit handed the array to the table, until the next pair. */
   private byte[] rep;
-  private int size = HEADER;
+  private int size;
   private int count;
 
-  PackedBatch(StoreTable table, int cfId, int capacity) {
+  PackedBatch(StoreTable table, int capacity) {
     this.table = table;
-    this.cfId = cfId;
-    this.capacity = Math.max(HEADER + 64, capacity);
+    this.capacity = Math.max(64, capacity);
     this.rep = new byte[this.capacity];
   }
 
@@ -54,15 +45,9 @@ public final class PackedBatch {
     size = Varints.put(rep, size, v);
   }
 
-  private void recordStart(int room) {
-    ensure(room + 16);
-    rep[size++] = TYPE_COLUMN_FAMILY_VALUE;
-    varint(cfId);
-  }
-
   /** Adds a pair given as a key and a value. */
   public void put(byte[] key, byte[] value) {
-    recordStart(key.length + value.length + 10);
+    ensure(key.length + value.length + 10);
     varint(key.length);
     System.arraycopy(key, 0, rep, size, key.length);
     size += key.length;
@@ -79,7 +64,7 @@ public final class PackedBatch {
    */
   public void put(int partition, byte[] key, byte[] suffix, int suffixLength, byte[] value) {
     int keyLength = StoredKeys.PREFIX_BYTES + key.length + suffixLength;
-    recordStart(keyLength + value.length + 10);
+    ensure(keyLength + value.length + 10);
     varint(keyLength);
     StoredKeys.writePrefix(rep, size, partition);
     size += StoredKeys.PREFIX_BYTES;
@@ -98,22 +83,31 @@ public final class PackedBatch {
    * from {@code src[offset, offset + length)}.
    */
   public void putPacked(byte[] src, int offset, int length) {
-    recordStart(length);
+    ensure(length);
     System.arraycopy(src, offset, rep, size, length);
     size += length;
     count++;
   }
 
-  /** Reserves room for a packed pair of {@code length} bytes and returns where to copy it. */
-  public int reservePacked(int length) {
-    recordStart(length);
+  /**
+   * Reserves room for a block of {@code pairs} packed pairs, {@code length} bytes in all (a
+   * received batch, already checked pair by pair), and returns where in {@link #array} to copy
+   * it. When the batch is empty so far, the array is sized to the block exactly, so that a
+   * gathering table keeps it as it is.
+   */
+  public int reserveBlock(int length, int pairs) {
+    if (rep == null || count == 0 && rep.length != length) {
+      rep = new byte[Math.max(1, length)];
+    } else {
+      ensure(length);
+    }
     int at = size;
     size += length;
-    count++;
+    count += pairs;
     return at;
   }
 
-  /** The array {@link #reservePacked} positions refer to (valid until the next add). */
+  /** The array {@link #reserveBlock} positions refer to (valid until the next add). */
   public byte[] array() {
     return rep;
   }
@@ -122,48 +116,27 @@ public final class PackedBatch {
     return count;
   }
 
-  /** Bytes of pairs added so far (with their record overhead). */
+  /** Bytes of pairs added so far. */
   public int bytes() {
-    return size - HEADER;
+    return size;
   }
 
   /**
    * Writes the batch atomically in one call, then empties it for reuse. A table that gathers
-   * its writes into sorted runs keeps the array itself (no copy); the next pair starts a new one.
+   * its writes into sorted runs keeps the array itself when it is nearly full (the next pair
+   * starts a new one), else a copy cut to size: a half-empty array would hold memory the run's
+   * budget counts but no pair uses.
    */
   public void commit() {
     if (count == 0) {
       return;
     }
-    sealHeader();
-    // a gathering table keeps what it is given for as long as the run lives: the array itself
-    // when it is nearly full, else a copy cut to size (a half-empty array would hold memory the
-    // run's budget counts but no pair uses)
     boolean nearlyFull = rep.length - size <= Math.max(4 << 10, size >>> 3);
-    if (table.writeSerialized(nearlyFull ? rep : Arrays.copyOf(rep, size), size) && nearlyFull) {
+    if (table.writePacked(nearlyFull ? rep : Arrays.copyOf(rep, size), size, count) && nearlyFull) {
       rep = null;
-    } else {
-      Arrays.fill(rep, 0, HEADER, (byte) 0);
     }
-    size = HEADER;
+    size = 0;
     count = 0;
-  }
-
-  /**
-   * Makes room for {@code pairs} more packed pairs of {@code packedBytes} in all (a received
-   * batch), so that they go in without growing the array and fill it: a gathering table then
-   * keeps the array itself.
-   */
-  public void reserveFor(int packedBytes, int pairs) {
-    // each record adds its type and the column family id; recordStart wants 16 bytes to spare.
-    // A packed pair takes 2 bytes at least: a count beyond that is not believed
-    int records = Math.min(pairs, packedBytes / 2);
-    int needed = size + packedBytes + (1 + Varints.size(cfId)) * records + 16;
-    if (rep == null) {
-      rep = new byte[needed];
-    } else if (rep.length < needed) {
-      rep = Arrays.copyOf(rep, needed);
-    }
   }
 
   /** The batch as a table that gathers sorted runs keeps it; this batch starts a new array. */
@@ -171,19 +144,10 @@ public final class PackedBatch {
     if (count == 0) {
       throw new IllegalStateException("an empty batch");
     }
-    sealHeader();
-    SortedRuns.Batch b = new SortedRuns.Batch(rep, size);
+    SortedRuns.Batch b = new SortedRuns.Batch(rep, size, count);
     rep = null;
-    size = HEADER;
+    size = 0;
     count = 0;
     return b;
-  }
-
-  /** The pair count into the header: the batch is then {@code rep[0, size)} as RocksDB reads it. */
-  private void sealHeader() {
-    rep[8] = (byte) count;
-    rep[9] = (byte) (count >>> 8);
-    rep[10] = (byte) (count >>> 16);
-    rep[11] = (byte) (count >>> 24);
   }
 }

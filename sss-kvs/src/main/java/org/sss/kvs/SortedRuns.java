@@ -58,15 +58,14 @@ final class SortedRuns {
     this.table = table;
   }
 
-  /** Gathers a batch in RocksDB's serialized form (see {@link PackedBatch}); may store a run. */
-  synchronized void add(byte[] serializedBatch, int length) {
+  /** Gathers a block of packed pairs, keeping the array (see {@link PackedBatch}); may store a run. */
+  synchronized void add(byte[] block, int length, int count) {
     storeResident(); // it must land before anything written after it
-    batches.add(new Batch(serializedBatch, length));
+    batches.add(new Batch(block, length, count));
     bytes += length; // what the run will store
-    gatheredHeld.addAndGet(serializedBatch.length); // what memory holds: the whole array
-    long held = HELD.addAndGet(serializedBatch.length);
-    pairs += (serializedBatch[8] & 0xFF) | (serializedBatch[9] & 0xFF) << 8 | (serializedBatch[10] & 0xFF) << 16
-        | (serializedBatch[11] & 0xFF) << 24;
+    gatheredHeld.addAndGet(block.length); // what memory holds: the whole array
+    long held = HELD.addAndGet(block.length);
+    pairs += count;
     if (table.isDropped()) {
       discard(); // dropped while this write was on its way: its bytes must not stay counted
       return;
@@ -277,8 +276,8 @@ final class SortedRuns {
     }
   }
 
-  /** A serialized batch ({@link PackedBatch}'s layout) in the first {@code length} bytes of {@code rep}. */
-  record Batch(byte[] rep, int length) {}
+  /** {@code count} packed pairs ({@link PackedBatch}'s layout) in the first {@code length} bytes of {@code rep}. */
+  record Batch(byte[] rep, int length, int count) {}
 
   /** The pairs of a list of serialized batches, in the order they were written. */
   static final class Records extends PairIndex {
@@ -294,12 +293,8 @@ final class SortedRuns {
       for (Batch b : batches) {
         byte[] rep = b.rep();
         r.batchBytes += rep.length;
-        int at = PackedBatch.HEADER;
+        int at = 0;
         while (at < b.length()) {
-          if (rep[at] != PackedBatch.TYPE_COLUMN_FAMILY_VALUE) {
-            throw new IllegalStateException("a sorted run takes only puts, not record type " + rep[at]);
-          }
-          at = Varints.skip(rep, at + 1); // record type, column family id
           int kl = Varints.get(rep, at);
           at = Varints.skip(rep, at);
           r.source[i] = rep;

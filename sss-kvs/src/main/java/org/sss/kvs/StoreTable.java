@@ -202,30 +202,28 @@ public final class StoreTable {
     return new TableBatch(this);
   }
 
-  /** A batch assembled in serialized form and written in one call (see {@link PackedBatch}). */
+  /** A batch of packed pairs written in one call (see {@link PackedBatch}). */
   public PackedBatch newPackedBatch(int capacity) {
-    Lock lock = use();
-    try {
-      return new PackedBatch(this, handle.getID(), capacity);
-    } finally {
-      lock.unlock();
-    }
+    checkLive();
+    return new PackedBatch(this, capacity);
   }
 
   /**
-   * Applies a serialized RocksDB write batch whose records name this table's column family.
-   * Refused once the table is dropped: its records would name a dropped column family, which
-   * RocksDB treats as a fatal error that stops every later write on the node.
+   * Applies the {@code count} packed pairs in {@code block[0, length)} atomically; returns
+   * whether the table kept the array (a gathering table does: the caller must not touch it
+   * again). Refused once the table is dropped: a serialized batch names the table's column
+   * family, and one naming a dropped family is a fatal error to RocksDB that stops every later
+   * write on the node.
    */
-  boolean writeSerialized(byte[] rep, int length) {
+  boolean writePacked(byte[] block, int length, int count) {
     if (gathers()) {
       checkLive();
-      runs.add(rep, length);
+      runs.add(block, length, count);
       return true;
     }
     Lock lock = use();
-    // RocksJava copies the batch into native memory: the array can be reused at once
-    try (WriteBatch batch = new WriteBatch(length == rep.length ? rep : Arrays.copyOf(rep, length))) {
+    // RocksJava copies the batch into native memory: nothing refers to the array afterwards
+    try (WriteBatch batch = new WriteBatch(WriteBatchRep.of(block, length, count, handle.getID()))) {
       db.write(writeOptions(), batch);
     } catch (RocksDBException e) {
       throw storageError("write", e);

@@ -44,16 +44,19 @@ class PackedBatchGatherTest {
         }
         b.commit();
       }
-      // received batches: room reserved for exactly their pairs
+      // received batches: a block copied in one piece into room reserved for exactly it
       for (int round = 0; round < 5; round++) {
-        PackedBatch received = t.newPackedBatch(0);
-        received.reserveFor(10 * 12, 10);
+        PackedBatch sender = new PackedBatch(null, 64);
         for (int i = 0; i < 10; i++) {
           byte[] key = KeyCodec.encodeLong(10_000 + round * 10 + i);
           byte[] value = new byte[] {(byte) round, (byte) i};
-          received.put(key, value);
+          sender.put(key, value);
           model.put(key, value);
         }
+        SortedRuns.Batch block = sender.take();
+        PackedBatch received = t.newPackedBatch(0);
+        int at = received.reserveBlock(block.length(), block.count());
+        System.arraycopy(block.rep(), 0, received.array(), at, block.length());
         received.commit();
       }
       assertEquals(model.size(), t.count());

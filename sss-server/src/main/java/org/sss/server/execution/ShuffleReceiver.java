@@ -13,10 +13,9 @@ import org.sss.kvs.StoreTable;
 import org.sss.core.keys.StoredKeys;
 
 /**
- * Writes a received shuffle batch into the local table in one RocksDB write. The batch's
- * packed pairs are already the tail of RocksDB's serialized write-batch records, so each pair
- * is copied once, with a two-byte record prefix, and the whole batch crosses into RocksDB in
- * one call (see {@link PackedBatch}).
+ * Writes a received shuffle batch into the local table in one write. Every pair is checked
+ * first; then the batch's body, already in the form the table keeps ({@link PackedBatch}), is
+ * copied out of the network buffer in one piece, so a refused batch writes nothing.
  */
 final class ShuffleReceiver {
   private final NodeStore store;
@@ -35,12 +34,10 @@ final class ShuffleReceiver {
   long write(ShuffleBatch batch, ByteBuf body) {
     StoreTable table = store.require(batch.getTable());
     table.checkWritable(batch.getKeyTypeValue(), batch.getValueTypeValue());
-    PackedBatch b = table.newPackedBatch(0);
-    b.reserveFor(body.readableBytes(), batch.getPairCount());
     ByteBuf in = body.duplicate();
     boolean multiValued = table.options().getMultiValued();
+    int pairs = 0;
     while (in.isReadable()) {
-      int start = in.readerIndex();
       int keyLength = PairBlock.readVarint(in);
       checkLength(keyLength, in);
       checkHeld(table, in, keyLength);
@@ -51,17 +48,18 @@ final class ShuffleReceiver {
       int valueLength = PairBlock.readVarint(in);
       checkLength(valueLength, in);
       in.skipBytes(valueLength);
-      int length = in.readerIndex() - start;
-      int at = b.reservePacked(length);
-      in.getBytes(start, b.array(), at, length);
+      pairs++;
     }
-    if (b.count() != batch.getPairCount()) {
+    if (pairs != batch.getPairCount()) {
       throw new StoreException(ErrorCode.BAD_REQUEST, "shuffle batch announced " + batch.getPairCount()
-          + " pairs but carried " + b.count());
+          + " pairs but carried " + pairs);
     }
-    int n = b.count();
+    PackedBatch b = table.newPackedBatch(0);
+    int length = body.readableBytes();
+    int at = b.reserveBlock(length, pairs); // before array(): reserving may replace it
+    body.getBytes(body.readerIndex(), b.array(), at, length);
     b.commit();
-    return n;
+    return pairs;
   }
 
   /**
