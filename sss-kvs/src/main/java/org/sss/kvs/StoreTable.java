@@ -221,6 +221,7 @@ public final class StoreTable {
       runs.add(block, length, count);
       return true;
     }
+    sealRuns(); // a job's output written after its commit: its gathered runs land first
     Lock lock = use();
     // RocksJava copies the batch into native memory: nothing refers to the array afterwards
     try (WriteBatch batch = new WriteBatch(WriteBatchRep.of(block, length, count, handle.getID()))) {
