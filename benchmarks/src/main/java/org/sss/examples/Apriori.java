@@ -11,6 +11,7 @@ import java.util.StringTokenizer;
 import java.util.TreeSet;
 import org.sss.client.BulkWriter;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
 import org.sss.client.job.Job;
 import org.sss.client.job.JobResult;
 import org.sss.client.job.ProgressListener;
@@ -21,7 +22,6 @@ import org.sss.core.api.Serdes;
 import org.sss.core.api.TaskContext;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.DataType;
-import org.sss.core.proto.TableOptions;
 
 /**
  * Frequent itemsets by Apriori, counted as in Hash-Partitioned Apriori (HPA: Shintani and
@@ -136,8 +136,7 @@ public final class Apriori {
     long n = client.count(transactions);
     String passTable = output + ".pass";
     client.dropTable(output, true);
-    client.createTable(output, TableOptions.newBuilder()
-        .setKeyType(DataType.STRING).setValueType(DataType.LONG).build(), false);
+    client.createTable(output, TableSpec.of(PairTypes.of(DataType.STRING, DataType.LONG)), false);
     List<Pass> passes = new ArrayList<>();
     Map<String, Long> all = new LinkedHashMap<>();
     List<String> candidates = null;

@@ -13,13 +13,12 @@ import org.sss.client.BulkWriter;
 import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
 import org.sss.client.TableScan;
+import org.sss.client.TableSpec;
 import org.sss.client.io.BulkIO;
 import org.sss.client.io.LineReader;
 import org.sss.core.api.Pair;
 import org.sss.core.api.Serde;
 import org.sss.core.keys.KeyCodec;
-import org.sss.core.keys.PairTypes;
-import org.sss.core.proto.TableOptions;
 
 /** Moving the examples' inputs and outputs between files and tables. */
 public final class ExampleIO {
@@ -40,7 +39,7 @@ public final class ExampleIO {
     List<Path> files = textFiles(path);
     client.createTable(table, BulkIO.textTable(), false);
     long n = 0;
-    try (BulkWriter w = client.writer(table, PairTypes.of(BulkIO.textTable()))) {
+    try (BulkWriter w = client.writer(table, BulkIO.textTable().types())) {
       for (Path f : files) {
         try (LineReader lines = new LineReader(Files.newInputStream(f))) {
           for (byte[] line = lines.next(); line != null; line = lines.next()) {
@@ -143,7 +142,7 @@ public final class ExampleIO {
    */
   public static <K, V> void scan(SssClient client, String table, Serde<K> keys, Serde<V> values,
                                  BiConsumer<K, V> each) {
-    TableOptions o = client.tableStats(table).getOptions();
+    TableSpec o = client.tableStats(table).spec();
     try (TableScan scan = client.scan(table, ScanOptions.inKeyOrder())) {
       while (scan.hasNext()) {
         Pair p = scan.next();
@@ -154,7 +153,7 @@ public final class ExampleIO {
 
   /** Every pair of a table in key order (see {@link #scan}). */
   public static List<Pair> pairs(SssClient client, String table) {
-    TableOptions o = client.tableStats(table).getOptions();
+    TableSpec o = client.tableStats(table).spec();
     List<Pair> out = new ArrayList<>();
     try (TableScan scan = client.scan(table, ScanOptions.inKeyOrder())) {
       while (scan.hasNext()) {

@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import org.sss.client.BulkWriter;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
 import org.sss.client.job.Job;
 import org.sss.client.job.JobResult;
 import org.sss.client.job.ProgressListener;
@@ -13,7 +14,6 @@ import org.sss.core.api.Serdes;
 import org.sss.core.keys.KeyCodec;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.DataType;
-import org.sss.core.proto.TableOptions;
 
 /**
  * Estimates &pi; by quasi-Monte Carlo, as Hadoop's {@code pi} example
@@ -60,8 +60,7 @@ public final class Pi {
       throw new IllegalArgumentException("pi needs at least 1 map and 1 sample per map (got "
           + maps + " maps, " + samples + " samples)");
     }
-    client.createTable(table, TableOptions.newBuilder()
-        .setKeyType(DataType.LONG).setValueType(DataType.LONG).build(), false);
+    client.createTable(table, TableSpec.of(PairTypes.of(DataType.LONG, DataType.LONG)), false);
     try (BulkWriter w = client.writer(table, PairTypes.of(Serdes.LONG, Serdes.LONG))) {
       for (int i = 0; i < maps; i++) {
         w.put(KeyCodec.encodeLong(i), KeyCodec.encodeLong(samples));

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.sss.client.BulkWriter;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
 import org.sss.client.job.Job;
 import org.sss.core.api.Emitter;
 import org.sss.core.api.Mapper;
@@ -20,9 +21,7 @@ import org.sss.core.api.Serdes;
 import org.sss.core.api.TaskContext;
 import org.sss.core.keys.KeyCodec;
 import org.sss.core.keys.PairTypes;
-import org.sss.core.proto.Compression;
 import org.sss.core.proto.DataType;
-import org.sss.core.proto.TableOptions;
 
 /**
  * Writes random text, as Hadoop's {@code randomtextwriter} example
@@ -80,7 +79,7 @@ public final class RandomTextWriter {
         .input(seeds, Serdes.LONG, Serdes.LONG)
         .map(RandomTextMapper.class, Serdes.LONG, Serdes.STRING)
         .output(output).overwrite()
-        .outputCompression(Compression.NONE) // plain text, as Hadoop's randomtextwriter writes it
+        .outputCompression(TableSpec.Compression.NONE) // plain text, as Hadoop's randomtextwriter writes it
         .config(SEED, Long.toString(seed))
         .config(ROWS_PER_MAP, Long.toString(rowsPerMap))
         .threads(threads)
@@ -112,8 +111,7 @@ public final class RandomTextWriter {
     if (totalBytes < 0) {
       throw new IllegalArgumentException("bytes must not be negative, got " + totalBytes);
     }
-    client.createTable(table, TableOptions.newBuilder()
-        .setKeyType(DataType.LONG).setValueType(DataType.LONG).build(), false);
+    client.createTable(table, TableSpec.of(PairTypes.of(DataType.LONG, DataType.LONG)), false);
     try (BulkWriter w = client.writer(table, PairTypes.of(Serdes.LONG, Serdes.LONG))) {
       for (int i = 0; i < maps; i++) {
         w.put(KeyCodec.encodeLong(i), KeyCodec.encodeLong(bytesOfMap(i, maps, totalBytes)));

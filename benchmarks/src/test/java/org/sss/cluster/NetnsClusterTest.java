@@ -170,7 +170,7 @@ class NetnsClusterTest {
   void hostCutOffMidJob_jobRunsAgainOnTheOthers_thenTheHostCatchesUp() throws Exception {
     Path gate = Files.createDirectories(dir.resolve("gate"));
     try (SssClient client = SssClient.connect(clusterFile); SssClient loader = SssClient.connect(clusterFile)) {
-      org.sss.core.keys.PairTypes types = org.sss.core.keys.PairTypes.of(BulkIO.textTable());
+      org.sss.core.keys.PairTypes types = BulkIO.textTable().types();
       loader.createTable("loaded", BulkIO.textTable(), false);
       java.util.concurrent.CountDownLatch cut = new java.util.concurrent.CountDownLatch(1);
       java.util.concurrent.CompletableFuture<Long> load = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
@@ -211,7 +211,7 @@ class NetnsClusterTest {
         assertEquals(1L, result.counter(org.sss.client.job.JobResult.RERUNS_COUNTER), result.counters().toString());
         assertEquals(expected, counts(client, "gated-counts"), "WordCount's answer, computed without node 1");
         // writes go on while node 1 is cut off, to the copies in sync
-        client.put("text", org.sss.core.keys.PairTypes.of(BulkIO.textTable()), Serdes.LONG.encodeKey(1_000_000L),
+        client.put("text", BulkIO.textTable().types(), Serdes.LONG.encodeKey(1_000_000L),
             Serdes.STRING.encodeValue("written while node 1 was cut off"));
         assertEquals(LOADED, load.get(120, java.util.concurrent.TimeUnit.SECONDS), "every loaded pair acknowledged once");
         assertEquals(LOADED, client.count("loaded"), "the load, read while node 1 is cut off");
@@ -224,7 +224,7 @@ class NetnsClusterTest {
     try (SssClient client = SssClient.connect(clusterFile)) {
       // cut off for longer than 8 s, node 1 was decided out: it catches up before it serves
       long deadline = System.nanoTime() + 90_000_000_000L;
-      while (!org.sss.core.cluster.InSyncCopies.whole(client.view().getView())) {
+      while (!client.view().whole()) {
         assertTrue(System.nanoTime() < deadline, "node 1 did not catch up within 90 s: " + client.view());
         Thread.sleep(200);
       }

@@ -69,7 +69,7 @@ class AprioriTest {
       int largest = expected.keySet().stream().mapToInt(s -> s.split(" ").length).max().orElse(0);
       assertTrue(r.passes().size() >= largest && r.passes().size() <= largest + 1, "passes " + r.passes().size());
       assertEquals(70, r.transactions());
-      assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals(out + ".pass")), "pass table dropped");
+      assertTrue(client.listTables().stream().noneMatch(t -> t.name().equals(out + ".pass")), "pass table dropped");
       client.dropTable(in, true);
       client.dropTable(out, true);
     }

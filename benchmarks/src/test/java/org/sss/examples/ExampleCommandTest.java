@@ -99,7 +99,7 @@ class ExampleCommandTest {
     assertEquals(List.of("a\t1", "cat\t1", "dog\t2", "the\t2"),
         Files.readAllLines(out.resolve(ExampleIO.PART_FILE)));
     try (SssClient client = SharedClusters.get(3).client()) {
-      assertTrue(client.listTables().stream().noneMatch(x -> x.getName().startsWith("example-")),
+      assertTrue(client.listTables().stream().noneMatch(x -> x.name().startsWith("example-")),
           "the example's tables are dropped");
     }
   }

@@ -1,20 +1,32 @@
 package org.sss.client;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.sss.client.internal.NodeChannels;
+import org.sss.core.cluster.InSyncCopies;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.core.cluster.ReplicaPlacement;
 import org.sss.core.keys.PairTypes;
+import org.sss.core.keys.StoredKeys;
+import org.sss.core.proto.ClusterView;
+import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.PutBatch;
 import org.sss.core.proto.Request;
+import org.sss.core.proto.Response;
 import org.sss.core.transport.Buffers;
+import org.sss.core.transport.Frame;
+import org.sss.core.transport.NodeUnavailableException;
 import org.sss.core.transport.PairBlock;
 import org.sss.core.transport.SssException;
-import org.sss.core.keys.StoredKeys;
 
 /**
  * Writes many pairs into a table fast: pairs are routed to their owner node, packed into one
@@ -54,22 +66,22 @@ public final class BulkWriter implements AutoCloseable {
   /** Copies of each pair: the cluster's replication. */
   private final int copies;
   /** The membership view the writer's copies come from (null with one copy). */
-  private org.sss.core.proto.ClusterView view;
+  private ClusterView view;
   /** Per partition, the copies that count under {@link #view}. */
   private int[][] targets;
   /** Reads the view again after a refusal; null when the writer cannot send again (see class comment). */
-  private final java.util.function.Supplier<org.sss.core.proto.ClusterView> freshView;
+  private final Supplier<ClusterView> freshView;
   /** The pairs since the last checkpoint, as sent (stored keys), when they can be sent again. */
   private final ByteBuf sinceCheckpoint;
   private long pairsSinceCheckpoint;
   private boolean closed;
   private RuntimeException closeFailure;
   /** How long the writer waits for the copies to settle after a failure. */
-  private final java.time.Duration timeout;
-  private final org.sss.core.cluster.InSyncCopies inSync;
+  private final Duration timeout;
+  private final InSyncCopies inSync;
   private final Semaphore[] inFlight;
   /** The batches under way to each node, with when each was sent: those to a node decided out are given up. */
-  private final Map<java.util.concurrent.CompletableFuture<?>, Long>[] pending;
+  private final Map<CompletableFuture<?>, Long>[] pending;
   /** When the writer last finished reading the view while waiting for a node (see {@link #giveUpIfOut}). */
   private long viewReadNanos = System.nanoTime();
   /**
@@ -77,18 +89,18 @@ public final class BulkWriter implements AutoCloseable {
    * and how long between two such reads: a healthy node under load answers well within it, so
    * a healthy load reads no view.
    */
-  private static final long SILENT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+  private static final long SILENT_NANOS = TimeUnit.SECONDS.toNanos(5);
   private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
   private final AtomicLong acknowledged = new AtomicLong();
   private long bytesWritten;
 
   BulkWriter(NodeChannels channels, String table, PairTypes types, int batchBytes, int maxInFlight,
-             org.sss.core.proto.ClusterView view,
-             java.util.function.Supplier<org.sss.core.proto.ClusterView> freshView, java.time.Duration timeout) {
+             ClusterView view,
+             Supplier<ClusterView> freshView, Duration timeout) {
     this.view = view;
     this.freshView = freshView;
     this.timeout = timeout;
-    this.sinceCheckpoint = freshView == null ? null : io.netty.buffer.Unpooled.buffer(1 << 16);
+    this.sinceCheckpoint = freshView == null ? null : Unpooled.buffer(1 << 16);
     this.channels = channels;
     this.partitions = channels.spec().partitionMap();
     this.table = table;
@@ -101,15 +113,15 @@ public final class BulkWriter implements AutoCloseable {
     this.leads = new int[n];
     this.copies = channels.spec().replication();
     this.placement = channels.spec().placement();
-    this.inSync = new org.sss.core.cluster.InSyncCopies(placement);
+    this.inSync = new InSyncCopies(placement);
     this.targets = view == null ? null : inSync.writeTargetsByPartition(view);
     this.inFlight = new Semaphore[n];
     @SuppressWarnings("unchecked")
-    Map<java.util.concurrent.CompletableFuture<?>, Long>[] under = new Map[n];
+    Map<CompletableFuture<?>, Long>[] under = new Map[n];
     this.pending = under;
     for (int i = 0; i < n; i++) {
       inFlight[i] = new Semaphore(maxInFlight);
-      pending[i] = new java.util.concurrent.ConcurrentHashMap<>();
+      pending[i] = new ConcurrentHashMap<>();
     }
   }
 
@@ -121,7 +133,7 @@ public final class BulkWriter implements AutoCloseable {
    */
   private void acquire(int node, int permits) throws InterruptedException {
     Semaphore s = inFlight[node];
-    while (!s.tryAcquire(permits, 1, java.util.concurrent.TimeUnit.SECONDS)) {
+    while (!s.tryAcquire(permits, 1, TimeUnit.SECONDS)) {
       giveUpIfOut(node);
     }
   }
@@ -132,7 +144,7 @@ public final class BulkWriter implements AutoCloseable {
         || pending[node].values().stream().noneMatch(sent -> now - sent >= SILENT_NANOS)) {
       return;
     }
-    org.sss.core.proto.ClusterView current;
+    ClusterView current;
     try {
       current = freshView.get();
     } catch (RuntimeException unreachable) {
@@ -141,8 +153,8 @@ public final class BulkWriter implements AutoCloseable {
       viewReadNanos = System.nanoTime();
     }
     if (current.getEpoch() > view.getEpoch() && current.getOutList().contains(node)) {
-      for (java.util.concurrent.CompletableFuture<?> f : pending[node].keySet()) {
-        f.completeExceptionally(new org.sss.core.transport.NodeUnavailableException("node " + node
+      for (CompletableFuture<?> f : pending[node].keySet()) {
+        f.completeExceptionally(new NodeUnavailableException("node " + node
             + " was decided out of the in-sync copies while a batch to it was under way", null));
       }
     }
@@ -180,9 +192,9 @@ public final class BulkWriter implements AutoCloseable {
 
   /** True for a failure after which the pairs can be sent again to the copies that count then. */
   private boolean resendable(RuntimeException e) {
-    return sinceCheckpoint != null && (e instanceof org.sss.core.transport.NodeUnavailableException
-        || e instanceof SssException s && (s.code() == org.sss.core.proto.ErrorCode.STALE_VIEW
-            || s.code() == org.sss.core.proto.ErrorCode.NOT_SERVING));
+    return sinceCheckpoint != null && (e instanceof NodeUnavailableException
+        || e instanceof SssException s && (s.code() == ErrorCode.STALE_VIEW
+            || s.code() == ErrorCode.NOT_SERVING));
   }
 
   /**
@@ -204,7 +216,7 @@ public final class BulkWriter implements AutoCloseable {
         throw e;
       }
       if (System.nanoTime() > deadline) {
-        RuntimeException last = new SssException(org.sss.core.proto.ErrorCode.INTERNAL, "the table's copies did not "
+        RuntimeException last = new SssException(ErrorCode.INTERNAL, "the table's copies did not "
             + "settle within " + timeout.toSeconds() + " s of a failed batch: " + e.getMessage()
             + "; the pairs since the last flush may be on some copies only: write them again", e);
         failure.set(last); // final: the writer has failed
@@ -222,7 +234,7 @@ public final class BulkWriter implements AutoCloseable {
         Thread.sleep(pause);
       } catch (InterruptedException ie) {
         Thread.currentThread().interrupt();
-        throw new SssException(org.sss.core.proto.ErrorCode.INTERNAL, "interrupted while writing", ie);
+        throw new SssException(ErrorCode.INTERNAL, "interrupted while writing", ie);
       }
       pause = Math.min(1_000, pause * 2);
       try {
@@ -231,7 +243,7 @@ public final class BulkWriter implements AutoCloseable {
       } catch (RuntimeException unreachable) {
         continue; // no node answers now: the deadline ends it
       }
-      if (e instanceof org.sss.core.transport.NodeUnavailableException lost && !lost.refused()
+      if (e instanceof NodeUnavailableException lost && !lost.refused()
           && view.getEpoch() == failedOn) {
         // a batch lost, not refused, may still be applied by a slow node: sent again on the same
         // epoch it could land after its resend; on a newer one the node has applied it first
@@ -306,12 +318,12 @@ public final class BulkWriter implements AutoCloseable {
     } catch (InterruptedException e) {
       buf.release();
       Thread.currentThread().interrupt();
-      SssException interrupted = new SssException(org.sss.core.proto.ErrorCode.INTERNAL, "interrupted while writing", e);
+      SssException interrupted = new SssException(ErrorCode.INTERNAL, "interrupted while writing", e);
       failure.compareAndSet(null, interrupted); // the writer has failed: its batch was never sent
       throw interrupted;
     }
     try {
-      java.util.concurrent.CompletableFuture<org.sss.core.transport.Frame<org.sss.core.proto.Response>> sent =
+      CompletableFuture<Frame<Response>> sent =
           channels.get(node).call(Request.newBuilder().setPutBatch(
           PutBatch.newBuilder().setTable(table).setPairCount(n).setKeyType(types.key())
               .setValueType(types.value()).setReplication(copies).setViewEpoch(view == null ? 0 : view.getEpoch())), buf);
@@ -345,9 +357,9 @@ public final class BulkWriter implements AutoCloseable {
    * the writer's pairs may have reached some copies only, so it fails, saying to write again.
    */
   private RuntimeException explain(RuntimeException e) {
-    boolean moved = e instanceof org.sss.core.transport.SssException s
-        && (s.code() == org.sss.core.proto.ErrorCode.STALE_VIEW || s.code() == org.sss.core.proto.ErrorCode.NOT_SERVING);
-    return !moved ? e : new org.sss.core.transport.SssException(((org.sss.core.transport.SssException) e).code(),
+    boolean moved = e instanceof SssException s
+        && (s.code() == ErrorCode.STALE_VIEW || s.code() == ErrorCode.NOT_SERVING);
+    return !moved ? e : new SssException(((SssException) e).code(),
         "the table's copies changed during the bulk write (membership epoch " + view.getEpoch() + " when it began): "
             + e.getMessage() + "; the pairs written since the last flush may be on some copies only: write them again", e);
   }

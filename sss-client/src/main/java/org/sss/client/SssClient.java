@@ -7,32 +7,60 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.sss.client.internal.ClientInternals;
+import org.sss.client.internal.CopyWriter;
 import org.sss.client.internal.NodeChannels;
+import org.sss.client.internal.WireTypes;
+import org.sss.client.job.Job;
+import org.sss.client.job.Jobs;
+import org.sss.client.job.RunningJob;
+import org.sss.core.api.Pair;
 import org.sss.core.cluster.ClusterSpec;
+import org.sss.core.cluster.InSyncCopies;
 import org.sss.core.cluster.PartitionMap;
+import org.sss.core.cluster.ReplicaPlacement;
 import org.sss.core.keys.PairTypes;
+import org.sss.core.keys.StoredKeys;
+import org.sss.core.proto.ClusterView;
 import org.sss.core.proto.Count;
 import org.sss.core.proto.CreateTable;
 import org.sss.core.proto.Delete;
 import org.sss.core.proto.DropTable;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.Get;
+import org.sss.core.proto.GetResult;
+import org.sss.core.proto.GetView;
 import org.sss.core.proto.ListTables;
 import org.sss.core.proto.MultiGet;
+import org.sss.core.proto.PutBatch;
 import org.sss.core.proto.Request;
 import org.sss.core.proto.Response;
+import org.sss.core.proto.StopNode;
 import org.sss.core.proto.TableInfo;
 import org.sss.core.proto.TableOptions;
 import org.sss.core.proto.TableStats;
+import org.sss.core.proto.ViewAnswer;
+import org.sss.core.transport.Connection;
 import org.sss.core.transport.Frame;
+import org.sss.core.transport.NodeUnavailableException;
 import org.sss.core.transport.PairBlock;
+import org.sss.core.transport.Pipelines;
 import org.sss.core.transport.SssException;
-import org.sss.core.keys.StoredKeys;
 
 /**
  * The entry point for users: a connection to every node of a cluster, routing each key to the
@@ -44,6 +72,11 @@ import org.sss.core.keys.StoredKeys;
  *
  * <p>Every method blocks until the cluster answers and throws {@link SssException} (with the
  * node in the message) when a node refuses the request or cannot be reached.
+ *
+ * <p>Its API speaks the client's own types ({@link TableSpec}, {@link TableStatus},
+ * {@link MembershipView}), not the wire's. The engine's coordinator and tools that send raw
+ * requests to single nodes reach its connections through
+ * {@link ClientInternals} (internal: no compatibility promise).
  */
 public final class SssClient implements AutoCloseable {
   /** How long a single request may take before the node counts as unavailable. */
@@ -52,14 +85,29 @@ public final class SssClient implements AutoCloseable {
   private final ClusterSpec spec;
   private final PartitionMap partitions;
   /** Where each partition's copies are; a write goes to all of them, a read to the first that answers. */
-  private final org.sss.core.cluster.ReplicaPlacement placement;
+  private final ReplicaPlacement placement;
   private final int copies;
   private final NodeChannels channels;
   private final Duration timeout;
   /** Writes replicated tables to the copies the membership names; null with one copy. */
-  private final org.sss.client.internal.CopyWriter copyWriter;
+  private final CopyWriter copyWriter;
   /** How long reading the view waits for each node: a node cut off must not hold a write up for long. */
   private static final Duration VIEW_WAIT = Duration.ofSeconds(3);
+
+  static {
+    // the engine's own packages reach the connections and the wire's view there, users do not
+    ClientInternals.install(new ClientInternals.Access() {
+      @Override
+      public NodeChannels channels(SssClient client) {
+        return client.channels;
+      }
+
+      @Override
+      public ViewAnswer view(SssClient client) {
+        return client.wireView(client.timeout);
+      }
+    });
+  }
 
   private SssClient(ClusterSpec spec, Duration timeout) {
     this.spec = spec;
@@ -69,7 +117,7 @@ public final class SssClient implements AutoCloseable {
     this.timeout = timeout;
     this.channels = new NodeChannels(spec, "client", timeout);
     this.copyWriter = spec.replication() > 1
-        ? new org.sss.client.internal.CopyWriter(channels, () -> view(VIEW_WAIT).getView(), timeout) : null;
+        ? new CopyWriter(channels, () -> wireView(VIEW_WAIT).getView(), timeout) : null;
   }
 
   /** Connects to the cluster described by a cluster file. */
@@ -108,7 +156,7 @@ public final class SssClient implements AutoCloseable {
    */
   public long stopNode(int node) {
     Frame<Response> r = NodeChannels.await(channels.get(node).call(Request.newBuilder()
-        .setStopNode(org.sss.core.proto.StopNode.getDefaultInstance())), timeout);
+        .setStopNode(StopNode.getDefaultInstance())), timeout);
     try {
       return r.header().getAck().getPairs();
     } finally {
@@ -119,8 +167,19 @@ public final class SssClient implements AutoCloseable {
   /** Checks that every node answers and accepts the secret. */
   public void ping() {
     for (int n = 0; n < spec.nodeCount(); n++) {
-      channels.get(n);
+      ping(n);
     }
+  }
+
+  /**
+   * Checks that {@code node} answers and accepts the secret: connects to it and authenticates,
+   * unless this client is connected to it already.
+   *
+   * @throws NodeUnavailableException when it cannot be reached
+   * @throws SssException when it refuses (another secret, another cluster's layout)
+   */
+  public void ping(int node) {
+    channels.get(node);
   }
 
   /**
@@ -130,18 +189,18 @@ public final class SssClient implements AutoCloseable {
    *
    * @throws org.sss.core.transport.NodeUnavailableException when no node answers
    */
-  public org.sss.core.proto.ViewAnswer view() {
-    return view(timeout);
+  public MembershipView view() {
+    return WireTypes.fromProto(wireView(timeout));
   }
 
-  private org.sss.core.proto.ViewAnswer view(Duration wait) {
-    org.sss.core.proto.ViewAnswer best = null;
+  private ViewAnswer wireView(Duration wait) {
+    ViewAnswer best = null;
     RuntimeException last = null;
     for (CompletableFuture<Frame<Response>> f : sendToAllNodes(
-        Request.newBuilder().setGetView(org.sss.core.proto.GetView.getDefaultInstance()))) {
+        Request.newBuilder().setGetView(GetView.getDefaultInstance()))) {
       try {
         Frame<Response> r = NodeChannels.await(f, wait);
-        org.sss.core.proto.ViewAnswer a = r.header().getView();
+        ViewAnswer a = r.header().getView();
         r.release();
         if (best == null || a.getView().getEpoch() > best.getView().getEpoch()) {
           best = a;
@@ -151,7 +210,7 @@ public final class SssClient implements AutoCloseable {
       }
     }
     if (best == null) {
-      throw new org.sss.core.transport.NodeUnavailableException("no node answers: " + last.getMessage(), last);
+      throw new NodeUnavailableException("no node answers: " + last.getMessage(), last);
     }
     return best;
   }
@@ -170,8 +229,8 @@ public final class SssClient implements AutoCloseable {
    *                      others, or than asked for where it was absent (left by a drop or create
    *                      that did not reach every node): drop it and create it again
    */
-  public void createTable(String table, TableOptions options, boolean ifAbsent) {
-    createTable(table, options, ifAbsent, false);
+  public void createTable(String table, TableSpec tableSpec, boolean ifAbsent) {
+    createTable(table, WireTypes.toProto(tableSpec), ifAbsent, false);
   }
 
   /**
@@ -212,7 +271,7 @@ public final class SssClient implements AutoCloseable {
         r.release();
       } catch (RuntimeException e) {
         errors.add(e);
-        if (NodeChannels.unwrap(e) instanceof org.sss.core.transport.NodeUnavailableException) {
+        if (NodeChannels.unwrap(e) instanceof NodeUnavailableException) {
           silent.add(node);
         }
       }
@@ -276,8 +335,8 @@ public final class SssClient implements AutoCloseable {
    * Creates an empty table on every node, dropping a table of that name and its data first;
    * one request per node (a job's output with overwrite).
    */
-  public void replaceTable(String table, TableOptions options) {
-    options = withCopies(options);
+  public void replaceTable(String table, TableSpec tableSpec) {
+    TableOptions options = withCopies(WireTypes.toProto(tableSpec));
     List<Throwable> errors = new ArrayList<>();
     for (Frame<Response> r : onAllNodes(Request.newBuilder().setCreateTable(
         CreateTable.newBuilder().setTable(table).setOptions(options).setReplace(true)), errors)) {
@@ -328,12 +387,12 @@ public final class SssClient implements AutoCloseable {
   /**
    * Every table with its pairs and bytes summed over the nodes, sorted by name. A table that
    * some node answering does not hold (left by a create or drop that failed part way) lists
-   * those nodes in {@link TableInfo#getMissingOnList()}: it cannot be read whole.
+   * those nodes in {@link TableStatus#missingOn()}: it cannot be read whole.
    */
-  public List<TableInfo> listTables() {
+  public List<TableStatus> listTables() {
     List<Throwable> errors = new ArrayList<>();
     Map<String, TableInfo.Builder> merged = new TreeMap<>();
-    Map<String, java.util.Set<Integer>> holders = new java.util.HashMap<>();
+    Map<String, Set<Integer>> holders = new HashMap<>();
     List<Integer> answered = new ArrayList<>();
     List<CompletableFuture<Frame<Response>>> futures = sendToAllNodes(
         Request.newBuilder().setListTables(ListTables.getDefaultInstance()));
@@ -349,19 +408,19 @@ public final class SssClient implements AutoCloseable {
       for (TableInfo t : r.header().getTables().getTablesList()) {
         merged.merge(t.getName(), t.toBuilder(), (a, b) -> a.setPairs(a.getPairs() + b.getPairs())
             .setBytes(a.getBytes() + b.getBytes()));
-        holders.computeIfAbsent(t.getName(), k -> new java.util.HashSet<>()).add(node);
+        holders.computeIfAbsent(t.getName(), k -> new HashSet<>()).add(node);
       }
       r.release();
     }
     throwUnlessSurvivable(errors);
-    List<TableInfo> out = new ArrayList<>();
+    List<TableStatus> out = new ArrayList<>();
     merged.forEach((name, b) -> {
       for (int node : answered) {
         if (!holders.get(name).contains(node)) {
           b.addMissingOn(node);
         }
       }
-      out.add(perPair(b).build());
+      out.add(WireTypes.fromProto(perPair(b).build()));
     });
     return out;
   }
@@ -374,18 +433,18 @@ public final class SssClient implements AutoCloseable {
     for (int n = 0; n < spec.nodeCount(); n++) {
       try {
         channels.get(n);
-      } catch (org.sss.core.transport.NodeUnavailableException e) {
-        throw new org.sss.core.transport.NodeUnavailableException("cannot " + what + ": " + e.getMessage() + "; "
+      } catch (NodeUnavailableException e) {
+        throw new NodeUnavailableException("cannot " + what + ": " + e.getMessage() + "; "
             + outcome + " (every node must be up)", e);
       }
     }
     if (copyWriter != null) {
       // a node out or catching up would miss the table: its catching up copies the tables it has
-      org.sss.core.proto.ClusterView v = copyWriter.refresh();
+      ClusterView v = copyWriter.refresh();
       // every node answered: one just back is decided up within about a second; one catching up
       // may take longer, and is named
-      long end = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
-      while (!org.sss.core.cluster.InSyncCopies.whole(v) && v.getOutCount() == 0 && System.nanoTime() < end) {
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (!InSyncCopies.whole(v) && v.getOutCount() == 0 && System.nanoTime() < end) {
         try {
           Thread.sleep(200);
         } catch (InterruptedException e) {
@@ -394,8 +453,8 @@ public final class SssClient implements AutoCloseable {
         }
         v = copyWriter.refresh();
       }
-      if (!org.sss.core.cluster.InSyncCopies.whole(v)) {
-        throw new org.sss.core.transport.NodeUnavailableException("cannot " + what + ": node(s) "
+      if (!InSyncCopies.whole(v)) {
+        throw new NodeUnavailableException("cannot " + what + ": node(s) "
             + (v.getDownCount() > 0 ? v.getDownList() + " down " : "")
             + (v.getOutCount() > 0 ? v.getOutList() + " out of the in-sync copies " : "")
             + (v.getJoiningCount() > 0 ? v.getJoiningList() + " catching up " : "")
@@ -428,7 +487,7 @@ public final class SssClient implements AutoCloseable {
   }
 
   /** One table's statistics summed over the nodes (pairs are RocksDB's estimate). */
-  public TableInfo tableStats(String table) {
+  public TableStatus tableStats(String table) {
     List<Throwable> errors = new ArrayList<>();
     TableInfo.Builder sum = null;
     for (Frame<Response> r : onAllNodes(Request.newBuilder().setTableStats(TableStats.newBuilder().setTable(table)), errors)) {
@@ -438,7 +497,7 @@ public final class SssClient implements AutoCloseable {
       r.release();
     }
     throwUnlessSurvivable(errors);
-    return perPair(sum).build();
+    return WireTypes.fromProto(perPair(sum).build());
   }
 
   /**
@@ -461,7 +520,7 @@ public final class SssClient implements AutoCloseable {
     }
     for (Throwable e : errors) {
       RuntimeException r = NodeChannels.unwrap(e);
-      if (copies == 1 || !(r instanceof org.sss.core.transport.NodeUnavailableException) || errors.size() >= copies) {
+      if (copies == 1 || !(r instanceof NodeUnavailableException) || errors.size() >= copies) {
         throw NodeChannels.unwrap(errors.get(0));
       }
     }
@@ -480,15 +539,15 @@ public final class SssClient implements AutoCloseable {
    * reached is tried once, not once per partition.
    */
   public long count(String table) {
-    java.util.Set<Integer> down = new java.util.HashSet<>();
+    Set<Integer> down = new HashSet<>();
     List<Integer> pending = new ArrayList<>();
     for (int p = 0; p < partitions.partitions(); p++) {
       pending.add(p);
     }
     long total = 0;
     while (true) {
-      java.util.Map<Integer, Long> counted = new java.util.concurrent.ConcurrentHashMap<>();
-      java.util.Set<Integer> unreachable = java.util.concurrent.ConcurrentHashMap.newKeySet();
+      Map<Integer, Long> counted = new ConcurrentHashMap<>();
+      Set<Integer> unreachable = ConcurrentHashMap.newKeySet();
       RuntimeException failure = countOnce(table, pending, down, counted, unreachable);
       for (long n : counted.values()) {
         total += n;
@@ -497,21 +556,21 @@ public final class SssClient implements AutoCloseable {
         return total;
       }
       pending = pending.stream().filter(p -> !counted.containsKey(p)).toList();
-      if (!(failure instanceof org.sss.core.transport.NodeUnavailableException) || copies == 1
+      if (!(failure instanceof NodeUnavailableException) || copies == 1
           || !down.addAll(unreachable)) {
         throw failure; // not a lost node, or no node newly lost: trying again would ask the same nodes
       }
       if (!pending.stream().allMatch(p -> firstCopy(p, down) >= 0)) {
         List<Integer> lost = pending.stream().filter(p -> firstCopy(p, down) < 0).toList();
-        throw new org.sss.core.transport.NodeUnavailableException("count of '" + table
-            + "': no copy reachable of partitions " + lost + " (nodes " + new java.util.TreeSet<>(down)
+        throw new NodeUnavailableException("count of '" + table
+            + "': no copy reachable of partitions " + lost + " (nodes " + new TreeSet<>(down)
             + " down: " + failure.getMessage() + ")", failure);
       }
     }
   }
 
   /** The first node holding a copy of {@code partition} that is not {@code down}, or -1. */
-  private int firstCopy(int partition, java.util.Set<Integer> down) {
+  private int firstCopy(int partition, Set<Integer> down) {
     List<Integer> holders = placement.replicasOf(partition);
     for (int i = 0; i < copies; i++) {
       if (!down.contains(holders.get(i))) {
@@ -522,8 +581,8 @@ public final class SssClient implements AutoCloseable {
   }
 
   /** Counts {@code partitions} on their first copies not down; returns the first failure, or null. */
-  private RuntimeException countOnce(String table, List<Integer> partitionsToCount, java.util.Set<Integer> down,
-                                     java.util.Map<Integer, Long> counted, java.util.Set<Integer> unreachable) {
+  private RuntimeException countOnce(String table, List<Integer> partitionsToCount, Set<Integer> down,
+                                     Map<Integer, Long> counted, Set<Integer> unreachable) {
     List<List<Integer>> byNode = new ArrayList<>();
     for (int n = 0; n < spec.nodeCount(); n++) {
       byNode.add(new ArrayList<>());
@@ -531,29 +590,29 @@ public final class SssClient implements AutoCloseable {
     for (int p : partitionsToCount) {
       int node = firstCopy(p, down);
       if (node < 0) {
-        return new org.sss.core.transport.NodeUnavailableException("partition " + p + " of table '" + table
+        return new NodeUnavailableException("partition " + p + " of table '" + table
             + "': no copy reachable (nodes " + placement.replicasOf(p).subList(0, copies) + ")", null);
       }
       byNode.get(node).add(p);
     }
-    java.util.concurrent.atomic.AtomicReference<Throwable> first = new java.util.concurrent.atomic.AtomicReference<>();
+    AtomicReference<Throwable> first = new AtomicReference<>();
     List<CompletableFuture<Void>> lanes = new ArrayList<>();
     int longest = 0;
     for (int n = 0; n < spec.nodeCount(); n++) {
       if (byNode.get(n).isEmpty()) {
         continue;
       }
-      org.sss.core.transport.Connection c;
+      Connection c;
       try {
         c = channels.get(n);
       } catch (RuntimeException e) {
-        if (e instanceof org.sss.core.transport.NodeUnavailableException) {
+        if (e instanceof NodeUnavailableException) {
           unreachable.add(n);
         }
         first.compareAndSet(null, e); // the count fails; requests already sent are still answered and released
         continue;
       }
-      java.util.Queue<Integer> queue = new java.util.concurrent.ConcurrentLinkedQueue<>(byNode.get(n));
+      Queue<Integer> queue = new ConcurrentLinkedQueue<>(byNode.get(n));
       longest = Math.max(longest, byNode.get(n).size());
       for (int i = 0; i < Math.min(COUNT_WINDOW, byNode.get(n).size()); i++) {
         CompletableFuture<Void> lane = new CompletableFuture<>();
@@ -564,7 +623,7 @@ public final class SssClient implements AutoCloseable {
     try {
       // every call ends within its own timeout (or when its connection breaks); this bound is a safety net
       CompletableFuture.allOf(lanes.toArray(new CompletableFuture[0]))
-          .get(timeout.toMillis() * (longest + 1), java.util.concurrent.TimeUnit.MILLISECONDS);
+          .get(timeout.toMillis() * (longest + 1), TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       first.compareAndSet(null, e);
     }
@@ -572,9 +631,9 @@ public final class SssClient implements AutoCloseable {
   }
 
   /** Counts the next partition of {@code queue} over {@code c}, then the next, until none is left or one failed. */
-  private void countNext(org.sss.core.transport.Connection c, int node, String table, java.util.Queue<Integer> queue,
-                         java.util.Map<Integer, Long> counted, java.util.Set<Integer> unreachable,
-                         java.util.concurrent.atomic.AtomicReference<Throwable> first, CompletableFuture<Void> lane) {
+  private void countNext(Connection c, int node, String table, Queue<Integer> queue,
+                         Map<Integer, Long> counted, Set<Integer> unreachable,
+                         AtomicReference<Throwable> first, CompletableFuture<Void> lane) {
     Integer p = first.get() == null ? queue.poll() : null;
     if (p == null) {
       lane.complete(null);
@@ -584,7 +643,7 @@ public final class SssClient implements AutoCloseable {
     try {
       f = c.call(Request.newBuilder().setCount(Count.newBuilder().setTable(table).addPartitions(p)));
     } catch (RuntimeException e) {
-      if (e instanceof org.sss.core.transport.NodeUnavailableException) {
+      if (e instanceof NodeUnavailableException) {
         unreachable.add(node);
       }
       first.compareAndSet(null, e);
@@ -593,7 +652,7 @@ public final class SssClient implements AutoCloseable {
     }
     f.whenComplete((r, e) -> {
       if (e != null) {
-        if (NodeChannels.unwrap(e) instanceof org.sss.core.transport.NodeUnavailableException) {
+        if (NodeChannels.unwrap(e) instanceof NodeUnavailableException) {
           unreachable.add(node);
         }
         first.compareAndSet(null, e);
@@ -640,7 +699,7 @@ public final class SssClient implements AutoCloseable {
    * ({@link PairTypes}).
    */
   public void put(String table, PairTypes types, byte[] key, byte[] value) {
-    putAll(table, types, List.of(new org.sss.core.api.Pair(key, value)));
+    putAll(table, types, List.of(new Pair(key, value)));
   }
 
   /**
@@ -653,23 +712,23 @@ public final class SssClient implements AutoCloseable {
    * sent); for large loads use {@link #writer}. A table whose types are not {@code types}
    * refuses every share ({@link PairTypes}).
    */
-  public void putAll(String table, PairTypes types, List<org.sss.core.api.Pair> pairs) {
+  public void putAll(String table, PairTypes types, List<Pair> pairs) {
     if (copyWriter != null) {
       List<byte[]> keys = new ArrayList<>(pairs.size());
       List<byte[]> values = new ArrayList<>(pairs.size());
-      for (org.sss.core.api.Pair p : pairs) {
+      for (Pair p : pairs) {
         keys.add(StoredKeys.storedKey(partitions.partitionOf(p.key()), p.key()));
         values.add(p.value());
       }
       copyWriter.write(keys, values, (count, epoch) -> Request.newBuilder().setPutBatch(
-          org.sss.core.proto.PutBatch.newBuilder().setTable(table).setPairCount(count).setKeyType(types.key())
+          PutBatch.newBuilder().setTable(table).setPairCount(count).setKeyType(types.key())
               .setValueType(types.value()).setReplication(copies).setViewEpoch(epoch)), MAX_PUT_ALL_BYTES);
       return;
     }
     int n = spec.nodeCount();
     ByteBuf[] bodies = new ByteBuf[n];
     int[] counts = new int[n];
-    for (org.sss.core.api.Pair p : pairs) {
+    for (Pair p : pairs) {
       int partition = partitions.partitionOf(p.key());
       byte[] stored = StoredKeys.storedKey(partition, p.key());
       for (int node : copiesOf(partition)) {
@@ -697,7 +756,7 @@ public final class SssClient implements AutoCloseable {
       if (bodies[node] != null) {
         try {
           futures.add(channels.get(node).call(Request.newBuilder().setPutBatch(
-              org.sss.core.proto.PutBatch.newBuilder().setTable(table).setPairCount(counts[node])
+              PutBatch.newBuilder().setTable(table).setPairCount(counts[node])
                   .setKeyType(types.key()).setValueType(types.value()).setReplication(copies)), bodies[node]));
         } catch (RuntimeException e) {
           bodies[node].release();
@@ -719,7 +778,7 @@ public final class SssClient implements AutoCloseable {
   }
 
   /** The most bytes of pairs putAll sends one node: a frame (64 MiB) less room for the header. */
-  static final int MAX_PUT_ALL_BYTES = org.sss.core.transport.Pipelines.DEFAULT_MAX_FRAME - (1 << 20);
+  static final int MAX_PUT_ALL_BYTES = Pipelines.DEFAULT_MAX_FRAME - (1 << 20);
 
   /**
    * A writer for bulk loads: batched per node, several batches in flight. Its pairs are encoded
@@ -736,7 +795,7 @@ public final class SssClient implements AutoCloseable {
     }
     boolean multiValued;
     try {
-      multiValued = tableStats(table).getOptions().getMultiValued();
+      multiValued = tableStats(table).spec().multiValued();
     } catch (SssException e) {
       multiValued = true; // unknown (the first batch says why): it is not sent twice
     }
@@ -746,7 +805,7 @@ public final class SssClient implements AutoCloseable {
 
   /** Reads one key (of a multi-valued table: its first value; see {@link #getAll}). */
   public Optional<byte[]> get(String table, byte[] key) {
-    org.sss.core.proto.GetResult g = getResult(table, key);
+    GetResult g = getResult(table, key);
     return g.getFound() ? Optional.of(g.getValue().toByteArray()) : Optional.empty();
   }
 
@@ -755,30 +814,30 @@ public final class SssClient implements AutoCloseable {
    * table its one value, or none.
    */
   public List<byte[]> getAll(String table, byte[] key) {
-    org.sss.core.proto.GetResult g = getResult(table, key);
+    GetResult g = getResult(table, key);
     if (g.getValuesCount() > 0) {
       return g.getValuesList().stream().map(ByteString::toByteArray).toList();
     }
     return g.getFound() ? List.of(g.getValue().toByteArray()) : List.of();
   }
 
-  private org.sss.core.proto.GetResult getResult(String table, byte[] key) {
+  private GetResult getResult(String table, byte[] key) {
     int p = partitions.partitionOf(key);
     Request.Builder get = Request.newBuilder()
         .setGet(Get.newBuilder().setTable(table).setKey(ByteString.copyFrom(StoredKeys.storedKey(p, key))));
-    org.sss.core.transport.NodeUnavailableException lost = null;
+    NodeUnavailableException lost = null;
     for (int node : copiesOf(p)) {
       Frame<Response> r;
       try {
         r = NodeChannels.await(channels.get(node).call(get.clone()), timeout);
-      } catch (org.sss.core.transport.NodeUnavailableException e) {
+      } catch (NodeUnavailableException e) {
         lost = e; // the next copy answers, if there is one
         continue;
       } catch (SssException e) {
         if (lost == null) {
           throw e;
         }
-        throw new org.sss.core.transport.NodeUnavailableException("partition " + p + " of table '" + table + "': "
+        throw new NodeUnavailableException("partition " + p + " of table '" + table + "': "
             + lost.getMessage() + "; node " + node + " answered: " + e.getMessage(), e);
       }
       try {
@@ -787,7 +846,7 @@ public final class SssClient implements AutoCloseable {
         r.release();
       }
     }
-    throw copies == 1 ? lost : new org.sss.core.transport.NodeUnavailableException("partition " + p + " of table '"
+    throw copies == 1 ? lost : new NodeUnavailableException("partition " + p + " of table '"
         + table + "': no copy reachable on nodes " + copiesOf(p) + " (" + lost.getMessage() + ")", lost);
   }
 
@@ -801,20 +860,20 @@ public final class SssClient implements AutoCloseable {
    * node cannot be reached are read again from their partitions' other copies.
    */
   public List<byte[]> multiGet(String table, List<byte[]> keys) {
-    java.util.Set<Integer> down = new java.util.HashSet<>();
+    Set<Integer> down = new HashSet<>();
     while (true) {
       int[] lost = {-1};
       try {
         return multiGet(table, keys, down, lost);
-      } catch (org.sss.core.transport.NodeUnavailableException e) {
+      } catch (NodeUnavailableException e) {
         if (copies == 1 || lost[0] < 0 || !down.add(lost[0])) {
           throw e;
         }
         for (byte[] k : keys) {
           int p = partitions.partitionOf(k);
           if (firstCopy(p, down) < 0) {
-            throw new org.sss.core.transport.NodeUnavailableException("multiGet of '" + table
-                + "': no copy reachable of partition " + p + " (nodes " + new java.util.TreeSet<>(down) + " down: "
+            throw new NodeUnavailableException("multiGet of '" + table
+                + "': no copy reachable of partition " + p + " (nodes " + new TreeSet<>(down) + " down: "
                 + e.getMessage() + ")", e);
           }
         }
@@ -823,7 +882,7 @@ public final class SssClient implements AutoCloseable {
   }
 
   /** One round of {@link #multiGet}; a node that cannot be reached is named in {@code lost[0]}. */
-  private List<byte[]> multiGet(String table, List<byte[]> keys, java.util.Set<Integer> down, int[] lost) {
+  private List<byte[]> multiGet(String table, List<byte[]> keys, Set<Integer> down, int[] lost) {
     int n = spec.nodeCount();
     List<List<Integer>> indexes = new ArrayList<>();
     ByteBuf[] bodies = new ByteBuf[n];
@@ -839,7 +898,7 @@ public final class SssClient implements AutoCloseable {
       PairBlock.write(bodies[node], StoredKeys.storedKey(p, keys.get(i)), new byte[0]);
       indexes.get(node).add(i);
     }
-    List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>(java.util.Collections.nCopies(n, null));
+    List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>(Collections.nCopies(n, null));
     for (int node = 0; node < n; node++) {
       if (bodies[node] == null) {
         continue;
@@ -852,9 +911,9 @@ public final class SssClient implements AutoCloseable {
         futures.set(node, CompletableFuture.failedFuture(e));
       }
     }
-    List<byte[]> out = new ArrayList<>(java.util.Collections.nCopies(keys.size(), (byte[]) null));
+    List<byte[]> out = new ArrayList<>(Collections.nCopies(keys.size(), (byte[]) null));
     // a key asked for twice is answered at both positions
-    Map<ByteString, List<Integer>> positions = new java.util.HashMap<>();
+    Map<ByteString, List<Integer>> positions = new HashMap<>();
     for (int i = 0; i < keys.size(); i++) {
       positions.computeIfAbsent(ByteString.copyFrom(keys.get(i)), k -> new ArrayList<>(1)).add(i);
     }
@@ -870,7 +929,7 @@ public final class SssClient implements AutoCloseable {
       } catch (RuntimeException e) {
         if (failure == null) {
           failure = e;
-          if (e instanceof org.sss.core.transport.NodeUnavailableException) {
+          if (e instanceof NodeUnavailableException) {
             lost[0] = node;
           }
         }
@@ -937,18 +996,13 @@ public final class SssClient implements AutoCloseable {
    * Submits a job: it starts at once on a coordinator thread of this client. Use
    * {@link org.sss.client.job.RunningJob#await} to wait for its result.
    */
-  public org.sss.client.job.RunningJob submit(org.sss.client.job.Job job) {
-    return org.sss.client.job.Jobs.start(this, job);
+  public RunningJob submit(Job job) {
+    return Jobs.start(this, job);
   }
 
   @Override
   public void close() {
     channels.close();
-  }
-
-  /** Exposed for the engine's coordinator and tools that need raw node requests. */
-  public NodeChannels channels() {
-    return channels;
   }
 
 }

@@ -6,16 +6,23 @@ import io.netty.handler.codec.CorruptedFrameException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.sss.client.internal.NodeChannels;
 import org.sss.core.api.Pair;
-import org.sss.core.cluster.PartitionMap;
+import org.sss.core.cluster.ClusterSpec;
+import org.sss.core.cluster.ReplicaPlacement;
+import org.sss.core.keys.StoredKeys;
 import org.sss.core.proto.Request;
 import org.sss.core.proto.Response;
 import org.sss.core.proto.ScanClose;
@@ -25,7 +32,6 @@ import org.sss.core.transport.Connection;
 import org.sss.core.transport.Frame;
 import org.sss.core.transport.NodeUnavailableException;
 import org.sss.core.transport.PairBlock;
-import org.sss.core.keys.StoredKeys;
 
 /**
  * A scan of a table across all nodes, as an iterator of pairs (keys without the partition
@@ -51,7 +57,7 @@ public final class TableScan implements Iterator<Pair>, AutoCloseable {
   private final Duration timeout;
   private final LinkedBlockingQueue<Chunk> arrivals = new LinkedBlockingQueue<>();
   private final PriorityQueue<Head> heads;
-  private Iterator<Pair> current = java.util.Collections.emptyIterator();
+  private Iterator<Pair> current = Collections.emptyIterator();
   private NodeStream currentStream;
   private int finishedStreams;
   private long returned;
@@ -74,13 +80,13 @@ public final class TableScan implements Iterator<Pair>, AutoCloseable {
         .setLimit(options.limit())
         .build();
     List<ScanOpen> opens = new ArrayList<>();
-    java.util.Set<Integer> down = new java.util.TreeSet<>();
-    org.sss.core.transport.NodeUnavailableException lost = null;
+    Set<Integer> down = new TreeSet<>();
+    NodeUnavailableException lost = null;
     for (int node = 0; node < channels.spec().nodeCount(); node++) {
       try {
         streams.add(new NodeStream(channels.get(node)));
         opens.add(open); // the node's own partitions
-      } catch (org.sss.core.transport.NodeUnavailableException e) {
+      } catch (NodeUnavailableException e) {
         if (channels.spec().replication() == 1) {
           throw e;
         }
@@ -105,11 +111,11 @@ public final class TableScan implements Iterator<Pair>, AutoCloseable {
    * Adds streams reading the partitions of nodes that cannot be reached from their other
    * copies, each surviving node asked for exactly the partitions it stands in for.
    */
-  private void readCopies(NodeChannels channels, String table, ScanOpen open, java.util.Set<Integer> down,
-                          org.sss.core.transport.NodeUnavailableException lost, List<ScanOpen> opens) {
-    org.sss.core.cluster.ClusterSpec spec = channels.spec();
-    org.sss.core.cluster.ReplicaPlacement placement = spec.placement();
-    java.util.Map<Integer, List<Integer>> byStandIn = new java.util.TreeMap<>();
+  private void readCopies(NodeChannels channels, String table, ScanOpen open, Set<Integer> down,
+                          NodeUnavailableException lost, List<ScanOpen> opens) {
+    ClusterSpec spec = channels.spec();
+    ReplicaPlacement placement = spec.placement();
+    Map<Integer, List<Integer>> byStandIn = new TreeMap<>();
     List<Integer> lostPartitions = new ArrayList<>();
     for (int node : down) {
       for (int p : spec.partitionMap().partitionsOf(node)) {
@@ -123,7 +129,7 @@ public final class TableScan implements Iterator<Pair>, AutoCloseable {
       }
     }
     if (!lostPartitions.isEmpty()) {
-      throw new org.sss.core.transport.NodeUnavailableException("scan of '" + table + "': no copy reachable of partitions "
+      throw new NodeUnavailableException("scan of '" + table + "': no copy reachable of partitions "
           + lostPartitions + " (nodes " + down + " down: " + lost.getMessage() + ")", lost);
     }
     for (var e : byStandIn.entrySet()) {
@@ -223,7 +229,7 @@ public final class TableScan implements Iterator<Pair>, AutoCloseable {
   private final class NodeStream {
     private final Connection connection;
     final LinkedBlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
-    Iterator<Pair> local = java.util.Collections.emptyIterator();
+    Iterator<Pair> local = Collections.emptyIterator();
     private long cursor;
     private boolean requesting;
     private boolean done;

@@ -10,6 +10,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import org.sss.client.BulkWriter;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
 import org.sss.client.cluster.LocalProcessCluster;
 import org.sss.client.cluster.SssCluster;
 import org.sss.client.job.Job;
@@ -218,7 +219,7 @@ public final class ShuffleBenchmark implements Callable<Integer> {
 
   /** A table of {@code rows} empty rows keyed 0..rows-1: one map call each. */
   private static void seed(SssClient client, String table, long rows) {
-    client.createTable(table, TableOptions.newBuilder().setKeyType(DataType.LONG).build(), true);
+    client.createTable(table, TableSpec.of(PairTypes.of(DataType.LONG, DataType.BYTES)), true);
     try (BulkWriter w = client.writer(table, PairTypes.of(DataType.LONG, DataType.BYTES))) {
       for (long r = 0; r < rows; r++) {
         w.put(Serdes.LONG.encodeKey(r), new byte[0]);
@@ -249,7 +250,7 @@ public final class ShuffleBenchmark implements Callable<Integer> {
 
   private double emptyJob(SssCluster cluster) {
     try (SssClient client = cluster.client()) {
-      client.createTable("empty", TableOptions.newBuilder().setKeyType(DataType.LONG).build(), true);
+      client.createTable("empty", TableSpec.of(PairTypes.of(DataType.LONG, DataType.BYTES)), true);
       Job job = Job.named("empty").input("empty", Serdes.LONG, Serdes.BYTES)
           .map(ShuffleFunctions.Nothing.class, Serdes.LONG, Serdes.BYTES)
           .reduce(ShuffleFunctions.NothingReduced.class, Serdes.LONG, Serdes.BYTES)

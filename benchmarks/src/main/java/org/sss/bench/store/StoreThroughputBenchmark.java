@@ -18,6 +18,7 @@ import org.sss.client.BulkWriter;
 import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
 import org.sss.client.TableScan;
+import org.sss.client.TableSpec;
 import org.sss.client.cluster.LocalProcessCluster;
 import org.sss.client.cluster.SssCluster;
 import org.sss.client.io.BulkIO;
@@ -273,15 +274,22 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
     return BenchPairs.KEY_BYTES + "B+" + v;
   }
 
-  private TableOptions options(boolean disableWal) {
-    Compression c = switch (compression.toLowerCase(Locale.ROOT)) {
-      case "lz4" -> Compression.LZ4;
-      case "zstd" -> Compression.ZSTD;
-      case "none" -> Compression.NONE;
+  /** The tables' spec, as the client creates them. */
+  private TableSpec tableSpec(boolean disableWal) {
+    TableSpec.Compression c = switch (compression.toLowerCase(Locale.ROOT)) {
+      case "lz4" -> TableSpec.Compression.LZ4;
+      case "zstd" -> TableSpec.Compression.ZSTD;
+      case "none" -> TableSpec.Compression.NONE;
       default -> throw new CommandLine.ParameterException(spec.commandLine(),
           "--compression must be lz4, zstd or none");
     };
-    return TableOptions.newBuilder().setCompression(c).setDisableWal(disableWal).build();
+    return TableSpec.defaults().compression(c).writeAheadLog(!disableWal);
+  }
+
+  /** The same tables' options as the store itself takes them (the raw RocksDB paths). */
+  private TableOptions options(boolean disableWal) {
+    return TableOptions.newBuilder().setCompression(Compression.valueOf(tableSpec(disableWal).compression().name()))
+        .setDisableWal(disableWal).build();
   }
 
   private void runShape(String shapeName, BenchPairs data, LocalProcessCluster processes) throws IOException {
@@ -405,7 +413,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       log.printf("[%s %s load]: %,d lines in %.2f s, verified%n", TEXT_SHAPE, path, lines, seconds);
       report.add(new Row(TEXT_SHAPE, path, "load", lines, seconds, bytes, cpuSeconds, load));
 
-      settle(path, cpu, () -> client.tableStats(TEXT_TABLE).getBackgroundWork());
+      settle(path, cpu, () -> client.tableStats(TEXT_TABLE).backgroundWork());
       Path parts = dir.resolve("dump-" + path);
       cpu0 = cpu.seconds();
       t0 = System.nanoTime();
@@ -527,7 +535,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       client.ping();
       long warm = warmupPairs(data);
       if (warm > 0) {
-        client.createTable(WARMUP_TABLE, options(true), false);
+        client.createTable(WARMUP_TABLE, tableSpec(true), false);
         byte[] k = data.newKey();
         byte[] v = data.newValue();
         try (BulkWriter w = client.writer(WARMUP_TABLE, PairTypes.BYTES)) {
@@ -547,7 +555,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
         client.dropTable(WARMUP_TABLE, false);
         log.printf("%s: warm-up of %,d pairs done (untimed)%n", phase(shapeName, path, ""), warm);
       }
-      client.createTable(TABLE, options(true), false);
+      client.createTable(TABLE, tableSpec(true), false);
       report.add(put(client, cpu, TABLE, shapeName, path, "put", data));
       report.add(scan(client, cpu, shapeName, path, "scan", ScanOptions.anyOrder(), data, expected));
       if (!skipOrderedScan) {
@@ -555,7 +563,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       }
       client.dropTable(TABLE, false);
       if (!skipWalPut) {
-        client.createTable(WAL_TABLE, options(false), false);
+        client.createTable(WAL_TABLE, tableSpec(false), false);
         report.add(put(client, cpu, WAL_TABLE, shapeName, path, "put-wal", data));
         client.dropTable(WAL_TABLE, false);
       }
@@ -592,7 +600,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
   private Row scan(SssClient client, CpuMeter cpu, String shapeName, String path, String op, ScanOptions options,
                    BenchPairs data, Checksum expected) {
     return timedScan(cpu, shapeName, path, op, data, expected,
-        () -> settle(path, cpu, () -> client.tableStats(TABLE).getBackgroundWork()),
+        () -> settle(path, cpu, () -> client.tableStats(TABLE).backgroundWork()),
         pr -> scanClient(client, TABLE, options, path + " " + op, pr));
   }
 

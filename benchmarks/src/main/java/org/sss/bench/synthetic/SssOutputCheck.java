@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.sss.client.SssClient;
+import org.sss.client.internal.ClientInternals;
 import org.sss.client.internal.NodeChannels;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.core.keys.KeyCodec;
@@ -42,7 +43,7 @@ final class SssOutputCheck {
   static int read(SssClient client, String table, boolean multiValued, Expected expected, Observed seen) {
     PartitionMap map = client.spec().partitionMap();
     org.sss.core.cluster.ReplicaPlacement placement = client.spec().placement();
-    int copies = Math.max(1, client.tableStats(table).getOptions().getReplication());
+    int copies = Math.max(1, client.tableStats(table).spec().replication());
     List<Integer> all = new ArrayList<>();
     for (int p = 0; p < map.partitions(); p++) {
       all.add(p);
@@ -100,7 +101,7 @@ final class SssOutputCheck {
    */
   static void forEachStored(SssClient client, int node, String table, List<Integer> partitions,
                             PairBlock.PairVisitor visitor) {
-    Frame<Response> r = NodeChannels.await(client.channels().get(node).call(Request.newBuilder()
+    Frame<Response> r = NodeChannels.await(ClientInternals.channels(client).get(node).call(Request.newBuilder()
         .setScanOpen(ScanOpen.newBuilder().setTable(table).addAllPartitions(partitions).setChunkBytes(CHUNK_BYTES))),
         TIMEOUT);
     while (true) {
@@ -116,7 +117,7 @@ final class SssOutputCheck {
       if (done) {
         return;
       }
-      r = NodeChannels.await(client.channels().get(node).call(Request.newBuilder()
+      r = NodeChannels.await(ClientInternals.channels(client).get(node).call(Request.newBuilder()
           .setScanNext(ScanNext.newBuilder().setCursor(cursor))), TIMEOUT);
     }
   }

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.sss.client.BulkWriter;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
 import org.sss.client.cluster.SssCluster;
 import org.sss.client.job.Job;
 import org.sss.client.job.JobResult;
@@ -16,7 +17,6 @@ import org.sss.core.cluster.PartitionMap;
 import org.sss.core.keys.KeyCodec;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.DataType;
-import org.sss.core.proto.TableOptions;
 
 /**
  * Runs synthetic points on SSS: loads the input table with the bulk writer (load phase), runs
@@ -64,8 +64,7 @@ public final class SssSyntheticRunner {
             + p.nodes());
       }
       try {
-        client.createTable(in, TableOptions.newBuilder().setKeyType(DataType.LONG).setValueType(DataType.BYTES).build(),
-            false);
+        client.createTable(in, TableSpec.of(PairTypes.of(DataType.LONG, DataType.BYTES)), false);
         progress.phase("load");
         long t0 = System.nanoTime();
         byte[] value = SyntheticData.pattern(p.initialValueLength());

@@ -28,6 +28,7 @@ import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
 import org.sss.client.TableScan;
 import org.sss.client.cluster.SssCluster;
+import org.sss.client.internal.ClientInternals;
 import org.sss.client.internal.NodeChannels;
 import org.sss.client.job.JobResult;
 import org.sss.core.api.Pair;
@@ -188,7 +189,7 @@ class SyntheticRunTest {
    */
   static List<Pair> scanNode(SssClient client, int node, String table) {
     List<Pair> out = new ArrayList<>();
-    Frame<Response> r = NodeChannels.await(client.channels().get(node).call(Request.newBuilder()
+    Frame<Response> r = NodeChannels.await(ClientInternals.channels(client).get(node).call(Request.newBuilder()
         .setScanOpen(ScanOpen.newBuilder().setTable(table).setChunkBytes(1 << 20))), Duration.ofSeconds(30));
     while (true) {
       try {
@@ -200,7 +201,7 @@ class SyntheticRunTest {
         return out;
       }
       long cursor = r.header().getScan().getCursor();
-      r = NodeChannels.await(client.channels().get(node).call(Request.newBuilder()
+      r = NodeChannels.await(ClientInternals.channels(client).get(node).call(Request.newBuilder()
           .setScanNext(ScanNext.newBuilder().setCursor(cursor))), Duration.ofSeconds(30));
     }
   }
@@ -317,8 +318,8 @@ class SyntheticRunTest {
       AtomicReference<Reference> ref = new AtomicReference<>();
       int[] copies = new int[2];
       RunResult write = new SssSyntheticRunner(c, false).run(writeShape, Progress.none(), (client, in, out, r) -> {
-        copies[0] = client.tableStats(in).getOptions().getReplication();
-        copies[1] = client.tableStats(out).getOptions().getReplication();
+        copies[0] = client.tableStats(in).spec().replication();
+        copies[1] = client.tableStats(out).spec().replication();
         ref.set(checkTables(writeShape, client, in, out, r));
       });
       assertTrue(write.verified(), write.problem());

@@ -1,9 +1,12 @@
 package org.sss.client.cli;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.sss.client.cluster.ClusterResize;
 import org.sss.client.cluster.LocalProcessCluster;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -37,7 +40,7 @@ final class ClusterCommand {
     String heap;
 
     @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
@@ -52,7 +55,7 @@ final class ClusterCommand {
         throw new IllegalArgumentException("--replication must be positive, not " + replication);
       }
       int copies = replication;
-      if (copies == 0 && !java.nio.file.Files.exists(dir.resolve("cluster.properties"))) {
+      if (copies == 0 && !Files.exists(dir.resolve("cluster.properties"))) {
         copies = (nodes == null ? 3 : nodes) >= 2 ? 2 : 1; // a new cluster keeps two copies where it can
       }
       LocalProcessCluster c = LocalProcessCluster.start(dir, nodes == null ? 0 : nodes, partitions, copies, heap);
@@ -88,19 +91,19 @@ final class ClusterCommand {
     boolean undo;
 
     @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
       SssCommand.refuseClusterFile(spec, "the cluster is the one in --dir");
       if (undo) {
-        System.out.println(org.sss.client.cluster.ClusterResize.undo(dir, line -> System.out.println(line)));
+        System.out.println(ClusterResize.undo(dir, line -> System.out.println(line)));
         return 0;
       }
       if (nodes < 0 || partitions < 0) {
         throw new IllegalArgumentException("--nodes and --partitions must be positive");
       }
-      LocalProcessCluster c = org.sss.client.cluster.ClusterResize.resize(dir, nodes, partitions,
+      LocalProcessCluster c = ClusterResize.resize(dir, nodes, partitions,
           line -> System.out.println(line));
       System.out.println("cluster file: " + c.clusterFile());
       return 0;
@@ -115,7 +118,7 @@ final class ClusterCommand {
     Path dir;
 
     @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {

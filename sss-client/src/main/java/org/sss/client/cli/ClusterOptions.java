@@ -3,6 +3,7 @@ package org.sss.client.cli;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.sss.client.cluster.SssCluster;
+import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 /**
@@ -10,7 +11,7 @@ import picocli.CommandLine.Option;
  * of {@code --nodes} nodes started for the command and stopped after it.
  */
 public final class ClusterOptions {
-  @Option(names = "--cluster", paramLabel = "FILE", scope = picocli.CommandLine.ScopeType.INHERIT,
+  @Option(names = "--cluster", paramLabel = "FILE", scope = CommandLine.ScopeType.INHERIT,
       description = "cluster file of a running cluster (default: an embedded cluster for this command, where it"
           + " makes sense; data commands need a running one)")
   Path clusterFile;

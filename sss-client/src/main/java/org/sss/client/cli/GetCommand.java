@@ -3,9 +3,10 @@ package org.sss.client.cli;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
 import org.sss.client.cluster.SssCluster;
+import org.sss.client.io.PairPrinter;
 import org.sss.core.keys.KeyType;
-import org.sss.core.proto.TableOptions;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -26,12 +27,12 @@ final class GetCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     try (SssCluster c = SssCommand.clusterOf(spec).openRunning("get"); SssClient client = c.client()) {
-      TableOptions o = client.tableStats(table).getOptions();
-      List<byte[]> values = client.getAll(table, KeyType.encodeKey(o.getKeyType(), key));
+      TableSpec o = client.tableStats(table).spec();
+      List<byte[]> values = client.getAll(table, KeyType.encodeKey(o.types().key(), key));
       if (values.isEmpty()) {
         throw new IllegalArgumentException("no key '" + key + "' in table '" + table + "'");
       }
-      org.sss.client.io.PairPrinter printer = new org.sss.client.io.PairPrinter(o);
+      PairPrinter printer = new PairPrinter(o);
       for (byte[] v : values) {
         System.out.println(printer.value(v));
       }

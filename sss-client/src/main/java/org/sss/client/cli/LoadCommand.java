@@ -1,10 +1,14 @@
 package org.sss.client.cli;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.sss.client.SssClient;
+import org.sss.client.TableStatus;
 import org.sss.client.cluster.SssCluster;
 import org.sss.client.io.BulkIO;
+import org.sss.client.job.ProgressListener;
 import org.sss.core.keys.KeyType;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -44,18 +48,18 @@ final class LoadCommand implements Callable<Integer> {
     }
     ProgressMeter meter = new ProgressMeter("load " + table);
     try (SssCluster c = SssCommand.clusterOf(spec).openRunning("load"); SssClient client = c.client()) {
-      java.util.Optional<org.sss.core.proto.TableInfo> existing = client.listTables().stream()
-          .filter(t -> t.getName().equals(table)).findFirst();
+      Optional<TableStatus> existing = client.listTables().stream()
+          .filter(t -> t.name().equals(table)).findFirst();
       if (existing.isPresent() && !append && !replace) {
-        throw new IllegalArgumentException("table '" + table + "' exists (about " + existing.get().getPairs()
+        throw new IllegalArgumentException("table '" + table + "' exists (about " + existing.get().pairs()
             + " pairs); nothing was loaded: --append adds to it (pairs of the same keys are replaced),"
             + " --replace replaces it when the load succeeds");
       }
       long before = meter.pairs();
       long pairs = BulkIO.load(client, table, path, KeyType.parse(valueType), replace, meter::add,
-          org.sss.client.job.ProgressListener.console());
+          ProgressListener.console());
       if (meter.pairs() == before) { // the nodes read the file: count it here once
-        meter.addAll(pairs, java.nio.file.Files.isRegularFile(path) ? java.nio.file.Files.size(path) : 0);
+        meter.addAll(pairs, Files.isRegularFile(path) ? Files.size(path) : 0);
       }
     }
     meter.done();

@@ -1,6 +1,8 @@
 package org.sss.client.cli;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.sss.client.cluster.NodeControl;
 import picocli.CommandLine.Command;
@@ -26,8 +28,8 @@ final class NodeCommand {
 
     @Override
     public Integer call() throws Exception {
-      NodeControl.State s = NodeControl.ofNodeFile(config).awaitSettled(java.time.Duration.ofSeconds(waitSeconds));
-      System.out.println(s.name().toLowerCase(java.util.Locale.ROOT));
+      NodeControl.State s = NodeControl.ofNodeFile(config).awaitSettled(Duration.ofSeconds(waitSeconds));
+      System.out.println(s.name().toLowerCase(Locale.ROOT));
       return switch (s) {
         case RUNNING -> 0;
         case STOPPED -> 3;

@@ -1,6 +1,9 @@
 package org.sss.client.cli;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
+import org.sss.client.MembershipView;
 import org.sss.client.SssClient;
 import org.sss.client.cluster.SssCluster;
 import picocli.CommandLine;
@@ -19,13 +22,13 @@ final class PingCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    java.util.List<String> failed = new java.util.ArrayList<>();
+    List<String> failed = new ArrayList<>();
     try (SssCluster c = SssCommand.clusterOf(spec).open(); SssClient client = c.client()) {
       for (int n = 0; n < c.spec().nodeCount(); n++) {
         if (node < 0 || node == n) {
           long t0 = System.nanoTime();
           try {
-            client.channels().get(n);
+            client.ping(n);
           } catch (RuntimeException e) {
             failed.add(e.getMessage()); // every node is tried: one that does not answer hides no other
             continue;
@@ -45,15 +48,14 @@ final class PingCommand implements Callable<Integer> {
   }
 
   /** One line: the membership as the nodes decided it. */
-  static String describe(org.sss.core.proto.ViewAnswer a) {
-    String confirmed = a.getConfirmedMillisAgo() == Long.MAX_VALUE ? "not yet confirmed by a majority"
-        : "confirmed by a majority " + a.getConfirmedMillisAgo() + " ms ago";
-    org.sss.core.proto.ClusterView v = a.getView();
-    return "membership: epoch " + v.getEpoch() + ", down "
-        + (v.getDownCount() == 0 ? "none" : "node(s) " + v.getDownList())
-        + (v.getOutCount() == 0 ? "" : ", out of the in-sync copies " + v.getOutList())
-        + (v.getJoiningCount() == 0 ? "" : ", catching up " + v.getJoiningList())
-        + ", leader " + (a.getLeader() < 0 ? "unknown" : "node " + a.getLeader()) + ", voters " + a.getVotersList()
+  static String describe(MembershipView v) {
+    String confirmed = v.confirmedMillisAgo() == Long.MAX_VALUE ? "not yet confirmed by a majority"
+        : "confirmed by a majority " + v.confirmedMillisAgo() + " ms ago";
+    return "membership: epoch " + v.epoch() + ", down "
+        + (v.down().isEmpty() ? "none" : "node(s) " + v.down())
+        + (v.out().isEmpty() ? "" : ", out of the in-sync copies " + v.out())
+        + (v.joining().isEmpty() ? "" : ", catching up " + v.joining())
+        + ", leader " + (v.leader() < 0 ? "unknown" : "node " + v.leader()) + ", voters " + v.voters()
         + " (" + confirmed + ")";
   }
 }

@@ -5,10 +5,9 @@ import org.sss.client.SssClient;
 import org.sss.client.cluster.SssCluster;
 import org.sss.core.keys.KeyType;
 import org.sss.core.keys.PairTypes;
-import org.sss.core.proto.TableOptions;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine;
 
 /** Writes one pair, typed by the table's key and value types. */
 @Command(name = "put", mixinStandardHelpOptions = true, description = "Write one pair into a table.")
@@ -28,9 +27,8 @@ final class PutCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     try (SssCluster c = SssCommand.clusterOf(spec).openRunning("put"); SssClient client = c.client()) {
-      TableOptions o = client.tableStats(table).getOptions();
-      client.put(table, PairTypes.of(o), KeyType.encodeKey(o.getKeyType(), key),
-          KeyType.encodeValue(o.getValueType(), value));
+      PairTypes types = client.tableStats(table).spec().types();
+      client.put(table, types, KeyType.encodeKey(types.key(), key), KeyType.encodeValue(types.value(), value));
     }
     return 0;
   }

@@ -3,16 +3,18 @@ package org.sss.client.cli;
 import java.io.BufferedWriter;
 import java.io.OutputStreamWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
 import org.sss.client.TableScan;
+import org.sss.client.TableSpec;
 import org.sss.client.cluster.SssCluster;
+import org.sss.client.io.PairPrinter;
 import org.sss.core.api.Pair;
 import org.sss.core.keys.KeyCodec;
-import org.sss.core.keys.KeyType;
 import org.sss.core.proto.DataType;
-import org.sss.core.proto.TableOptions;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -38,13 +40,13 @@ final class ScanCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     try (SssCluster c = SssCommand.clusterOf(spec).openRunning("scan"); SssClient client = c.client()) {
-      TableOptions o = client.tableStats(table).getOptions();
+      TableSpec o = client.tableStats(table).spec();
       ScanOptions options = ScanOptions.inKeyOrder().withLimit(limit);
       if (prefix != null) {
-        options = options.withPrefix(prefixBytes(o.getKeyType(), prefix));
+        options = options.withPrefix(prefixBytes(o.types().key(), prefix));
       }
       BufferedWriter out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), 1 << 16);
-      org.sss.client.io.PairPrinter printer = new org.sss.client.io.PairPrinter(o);
+      PairPrinter printer = new PairPrinter(o);
       try (TableScan scan = client.scan(table, options)) {
         while (scan.hasNext()) {
           Pair p = scan.next();
@@ -67,9 +69,9 @@ final class ScanCommand implements Callable<Integer> {
     if (type != DataType.STRING && type != DataType.BYTES) {
       // only their escaped encoding has prefixes that are prefixes of the text
       throw new IllegalArgumentException("--prefix needs string or bytes keys; this table has "
-          + type.name().toLowerCase(java.util.Locale.ROOT) + " keys");
+          + type.name().toLowerCase(Locale.ROOT) + " keys");
     }
     byte[] full = KeyCodec.encodeString(prefix);
-    return java.util.Arrays.copyOf(full, full.length - 2);
+    return Arrays.copyOf(full, full.length - 2);
   }
 }

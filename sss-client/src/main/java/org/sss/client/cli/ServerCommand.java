@@ -3,6 +3,7 @@ package org.sss.client.cli;
 import java.lang.reflect.InvocationTargetException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -15,7 +16,7 @@ final class ServerCommand implements Callable<Integer> {
   Path config;
 
   @picocli.CommandLine.Spec
-  picocli.CommandLine.Model.CommandSpec spec;
+  CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {

@@ -1,6 +1,14 @@
 package org.sss.client.cli;
 
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.util.List;
 import java.util.ServiceLoader;
+import org.sss.core.proto.ErrorCode;
+import org.sss.core.transport.SssException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -47,16 +55,16 @@ public final class SssCommand implements Runnable {
   }
 
   /** Commands to which {@code --cluster} means nothing: they do not list it, nor take it. */
-  private static final java.util.List<java.util.List<String>> WITHOUT_CLUSTER_FILE = java.util.List.of(
-      java.util.List.of("server"), java.util.List.of("cluster"), java.util.List.of("cluster", "start"),
-      java.util.List.of("cluster", "stop"), java.util.List.of("cluster", "resize"));
+  private static final List<List<String>> WITHOUT_CLUSTER_FILE = List.of(
+      List.of("server"), List.of("cluster"), List.of("cluster", "start"),
+      List.of("cluster", "stop"), List.of("cluster", "resize"));
 
   /** A file error in words: the JDK's message for most of them is the bare path. */
-  static String describe(java.nio.file.FileSystemException e) {
-    String what = e instanceof java.nio.file.NoSuchFileException ? "no such file or directory"
-        : e instanceof java.nio.file.AccessDeniedException ? "permission denied"
-        : e instanceof java.nio.file.FileAlreadyExistsException ? "exists already (or is not a directory)"
-        : e instanceof java.nio.file.NotDirectoryException ? "not a directory"
+  static String describe(FileSystemException e) {
+    String what = e instanceof NoSuchFileException ? "no such file or directory"
+        : e instanceof AccessDeniedException ? "permission denied"
+        : e instanceof FileAlreadyExistsException ? "exists already (or is not a directory)"
+        : e instanceof NotDirectoryException ? "not a directory"
         : e.getReason() != null ? e.getReason() : e.getClass().getSimpleName();
     return what + ": " + e.getFile() + (e.getOtherFile() != null ? " -> " + e.getOtherFile() : "");
   }
@@ -64,8 +72,8 @@ public final class SssCommand implements Runnable {
   /** True for a job that failed in user code (a mapper, reducer, ... threw): its message holds their trace. */
   private static boolean userCodeFailed(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof org.sss.core.transport.SssException s
-          && s.code() == org.sss.core.proto.ErrorCode.USER_CODE_FAILED) {
+      if (t instanceof SssException s
+          && s.code() == ErrorCode.USER_CODE_FAILED) {
         return true;
       }
     }
@@ -78,7 +86,7 @@ public final class SssCommand implements Runnable {
     for (CommandExtension ext : ServiceLoader.load(CommandExtension.class)) {
       cl.addSubcommand(ext.name(), ext.command());
     }
-    for (java.util.List<String> path : WITHOUT_CLUSTER_FILE) {
+    for (List<String> path : WITHOUT_CLUSTER_FILE) {
       CommandLine sub = cl;
       for (String name : path) {
         sub = sub.getSubcommands().get(name);
@@ -89,7 +97,7 @@ public final class SssCommand implements Runnable {
       }
     }
     cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
-      String message = e instanceof java.nio.file.FileSystemException f ? describe(f)
+      String message = e instanceof FileSystemException f ? describe(f)
           : e.getMessage() == null ? e.toString() : e.getMessage();
       if (userCodeFailed(e)) {
         // the message is the user's own stack trace, and where it ran: that is what they need, whole

@@ -2,11 +2,11 @@ package org.sss.client.cli;
 
 import java.util.concurrent.Callable;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
+import org.sss.client.TableStatus;
 import org.sss.client.cluster.SssCluster;
 import org.sss.core.keys.KeyType;
-import org.sss.core.proto.Compression;
-import org.sss.core.proto.TableInfo;
-import org.sss.core.proto.TableOptions;
+import org.sss.core.keys.PairTypes;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -43,12 +43,9 @@ final class TableCommand {
 
     @Override
     public Integer call() throws Exception {
-      TableOptions options = TableOptions.newBuilder()
-          .setKeyType(KeyType.parse(keyType))
-          .setValueType(KeyType.parse(valueType))
-          .setCompression(parseCompression(compression))
-          .setDisableWal(noWal)
-          .build();
+      TableSpec options = TableSpec.of(PairTypes.of(KeyType.parse(keyType), KeyType.parse(valueType)))
+          .compression(parseCompression(compression))
+          .writeAheadLog(!noWal);
       try (SssCluster c = SssCommand.clusterOf(spec).openRunning("table"); SssClient client = c.client()) {
         client.createTable(name, options, ifAbsent);
       }
@@ -57,11 +54,11 @@ final class TableCommand {
     }
   }
 
-  static Compression parseCompression(String s) {
+  static TableSpec.Compression parseCompression(String s) {
     return switch (s.toLowerCase()) {
-      case "lz4" -> Compression.LZ4;
-      case "zstd" -> Compression.ZSTD;
-      case "none" -> Compression.NONE;
+      case "lz4" -> TableSpec.Compression.LZ4;
+      case "zstd" -> TableSpec.Compression.ZSTD;
+      case "none" -> TableSpec.Compression.NONE;
       default -> throw new IllegalArgumentException("unknown compression '" + s + "' (expected lz4, zstd or none)");
     };
   }
@@ -95,7 +92,7 @@ final class TableCommand {
     @Override
     public Integer call() throws Exception {
       try (SssCluster c = SssCommand.clusterOf(spec).openRunning("table"); SssClient client = c.client()) {
-        for (TableInfo t : client.listTables()) {
+        for (TableStatus t : client.listTables()) {
           System.out.println(describe(t));
         }
       }
@@ -121,13 +118,13 @@ final class TableCommand {
     }
   }
 
-  static String describe(TableInfo t) {
-    TableOptions o = t.getOptions();
+  static String describe(TableStatus t) {
+    TableSpec o = t.spec();
     return String.format("%s\tkey=%s value=%s compression=%s wal=%s pairs~%d bytes=%d",
-        t.getName(), o.getKeyType().name().toLowerCase(), o.getValueType().name().toLowerCase(),
-        o.getCompression().name().toLowerCase(), o.getDisableWal() ? "off" : "on", t.getPairs(), t.getBytes())
-        + (t.getBackgroundWork() ? " (flushing or compacting)" : "")
-        + (t.getMissingOnCount() > 0 ? " INCOMPLETE: missing on node(s) " + t.getMissingOnList()
+        t.name(), o.types().key().name().toLowerCase(), o.types().value().name().toLowerCase(),
+        o.compression().name().toLowerCase(), o.writeAheadLog() ? "on" : "off", t.pairs(), t.bytes())
+        + (t.backgroundWork() ? " (flushing or compacting)" : "")
+        + (!t.missingOn().isEmpty() ? " INCOMPLETE: missing on node(s) " + t.missingOn()
             + " (a create or drop failed part way); drop it" : "");
   }
 }

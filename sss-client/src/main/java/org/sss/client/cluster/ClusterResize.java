@@ -6,11 +6,12 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,15 +21,14 @@ import org.sss.client.BulkWriter;
 import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
 import org.sss.client.TableScan;
+import org.sss.client.TableSpec;
+import org.sss.client.TableStatus;
 import org.sss.core.api.Pair;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.JobTables;
-import org.sss.core.cluster.NodeAddress;
 import org.sss.core.cluster.PartitionMap;
-import org.sss.core.keys.PairTypes;
 import org.sss.core.keys.StoredKeys;
-import org.sss.core.proto.TableInfo;
-import org.sss.core.proto.TableOptions;
+import org.sss.core.transport.Auth;
 
 /**
  * Gives a cluster of server processes on this machine ({@link LocalProcessCluster}) another
@@ -223,21 +223,21 @@ public final class ClusterResize {
     }
   }
 
-  private static void checkTables(List<TableInfo> tables) {
-    for (TableInfo t : tables) {
-      if (t.getName().startsWith(JobTables.PREFIX)) {
-        throw new IllegalStateException("a job is running (its table '" + t.getName() + "' exists): resize when"
+  private static void checkTables(List<TableStatus> tables) {
+    for (TableStatus t : tables) {
+      if (t.name().startsWith(JobTables.PREFIX)) {
+        throw new IllegalStateException("a job is running (its table '" + t.name() + "' exists): resize when"
             + " none runs; nothing was changed");
       }
-      if (t.getMissingOnCount() > 0) {
-        throw new IllegalStateException("table '" + t.getName() + "' is incomplete (missing on nodes "
-            + t.getMissingOnList() + "): drop it first; nothing was changed");
+      if (!t.missingOn().isEmpty()) {
+        throw new IllegalStateException("table '" + t.name() + "' is incomplete (missing on nodes "
+            + t.missingOn() + "): drop it first; nothing was changed");
       }
     }
   }
 
-  /** A table read into the staging directory: its options, its file and its exact count. */
-  private record Staged(TableOptions options, Path file, long pairs) {}
+  /** A table read into the staging directory: its spec, its file and its exact count. */
+  private record Staged(TableSpec spec, Path file, long pairs) {}
 
   /**
    * Stops the cluster, starts it again where no client can reach it (new ports and secret, the
@@ -247,7 +247,7 @@ public final class ClusterResize {
     progress.accept("stopping the cluster of " + was.nodeCount() + " nodes");
     stopOrFail(old);
     ClusterSpec fresh = LocalProcessCluster.newSpec(was.nodeCount(), was.partitionMap().partitions(),
-        was.replication(), org.sss.core.transport.Auth.randomSecret());
+        was.replication(), Auth.randomSecret());
     ClusterSpec hidden = new ClusterSpec(fresh.nodes(), was.partitionMap(), fresh.secret(), false, null,
         was.replication(), was.locations(), fresh.raftPorts());
     Files.createDirectories(dir.resolve(STAGING));
@@ -258,15 +258,15 @@ public final class ClusterResize {
     Path staging = Files.createDirectories(dir.resolve(STAGING));
     Map<String, Staged> out = new LinkedHashMap<>();
     try (SssClient client = SssClient.connect(hidden)) {
-      List<TableInfo> tables = client.listTables();
+      List<TableStatus> tables = client.listTables();
       checkTables(tables);
       int i = 0;
-      for (TableInfo t : tables) {
+      for (TableStatus t : tables) {
         Path file = staging.resolve("table-" + (i++) + ".pairs");
         long pairs = 0;
-        boolean multi = t.getOptions().getMultiValued();
+        boolean multi = t.spec().multiValued();
         try (DataOutputStream w = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(file), 1 << 16));
-             TableScan scan = client.scan(t.getName(), ScanOptions.anyOrder())) {
+             TableScan scan = client.scan(t.name(), ScanOptions.anyOrder())) {
           while (scan.hasNext()) {
             Pair pair = scan.next();
             write(w, StoredKeys.withoutUniquifier(pair.key(), multi));
@@ -274,13 +274,13 @@ public final class ClusterResize {
             pairs++;
           }
         }
-        long counted = client.count(t.getName());
+        long counted = client.count(t.name());
         if (counted != pairs) {
-          throw new IllegalStateException("table '" + t.getName() + "': " + pairs + " pairs read, " + counted
+          throw new IllegalStateException("table '" + t.name() + "': " + pairs + " pairs read, " + counted
               + " counted");
         }
-        out.put(t.getName(), new Staged(t.getOptions(), file, pairs));
-        progress.accept("read " + t.getName() + ": " + pairs + " pairs");
+        out.put(t.name(), new Staged(t.spec(), file, pairs));
+        progress.accept("read " + t.name() + ": " + pairs + " pairs");
       }
     } finally {
       stopOrFail(quiet);
@@ -298,7 +298,7 @@ public final class ClusterResize {
 
   /** Starts the new shape from a private file (a secret of its own): no client can reach it yet. */
   private LocalProcessCluster startResized(ClusterSpec was, int n, int p, String heap) throws IOException {
-    ClusterSpec spec = LocalProcessCluster.newSpec(n, p, was.replication(), org.sss.core.transport.Auth.randomSecret());
+    ClusterSpec spec = LocalProcessCluster.newSpec(n, p, was.replication(), Auth.randomSecret());
     Path file = dir.resolve(STAGING).resolve(HIDDEN_NEW);
     spec.save(file);
     progress.accept("starting " + n + " nodes with " + p + " partitions");
@@ -328,9 +328,9 @@ public final class ClusterResize {
       for (Map.Entry<String, Staged> e : staged.entrySet()) {
         String table = e.getKey();
         Staged s = e.getValue();
-        client.createTable(table, s.options().toBuilder().clearReplication().build(), false);
+        client.createTable(table, s.spec().replication(0), false);
         try (DataInputStream r = new DataInputStream(new BufferedInputStream(Files.newInputStream(s.file()), 1 << 16));
-             BulkWriter w = client.writer(table, PairTypes.of(s.options()))) {
+             BulkWriter w = client.writer(table, s.spec().types())) {
           while (true) {
             byte[] key;
             try {
@@ -445,11 +445,11 @@ public final class ClusterResize {
       return;
     }
     try (Stream<Path> walk = Files.walk(root)) {
-      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(p);
       }
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException("cannot remove " + root, e);
+      throw new UncheckedIOException("cannot remove " + root, e);
     }
   }
 }

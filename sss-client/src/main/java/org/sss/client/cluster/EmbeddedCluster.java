@@ -1,14 +1,19 @@
 package org.sss.client.cluster;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.ServiceLoader;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.EmbeddedNodes;
+import org.sss.core.cluster.ReplicaPlacement;
+import org.sss.core.transport.Auth;
 
 /**
  * Nodes running in this JVM on loopback, with their data in a temporary directory. Each node
@@ -24,7 +29,7 @@ final class EmbeddedCluster implements SssCluster {
    * (Ctrl-C during an embedded command): temporary data must not outlive its process.
    */
   private final Thread cleanUpAtExit;
-  private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+  private final AtomicBoolean closed = new AtomicBoolean();
 
   private EmbeddedCluster(ClusterSpec spec, AutoCloseable nodes, Path dir) {
     this.spec = spec;
@@ -41,7 +46,7 @@ final class EmbeddedCluster implements SssCluster {
     Path dir = Files.createTempDirectory("sss-embedded-");
     try {
       EmbeddedNodes.Started started = launcher.startOnFreePorts(n, "127.0.0.1",
-          nodes -> withCopies(ClusterSpec.of(nodes, partitions, org.sss.core.transport.Auth.randomSecret()), replication),
+          nodes -> withCopies(ClusterSpec.of(nodes, partitions, Auth.randomSecret()), replication),
           dir);
       return new EmbeddedCluster(started.spec(), started.nodes(), dir);
     } catch (Exception e) {
@@ -58,14 +63,14 @@ final class EmbeddedCluster implements SssCluster {
     if (replication == 1) {
       return spec;
     }
-    List<org.sss.core.cluster.ReplicaPlacement.Location> hosts = new java.util.ArrayList<>();
+    List<ReplicaPlacement.Location> hosts = new ArrayList<>();
     for (int i = 0; i < spec.nodeCount(); i++) {
-      hosts.add(new org.sss.core.cluster.ReplicaPlacement.Location("embedded-" + i, ClusterSpec.DEFAULT_RACK));
+      hosts.add(new ReplicaPlacement.Location("embedded-" + i, ClusterSpec.DEFAULT_RACK));
     }
     try {
       return spec.withRaftPorts(FreePorts.pick(spec.nodeCount())).withReplication(replication, hosts);
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      throw new UncheckedIOException(e);
     }
   }
 

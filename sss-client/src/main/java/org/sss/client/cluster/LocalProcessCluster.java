@@ -1,6 +1,8 @@
 package org.sss.client.cluster;
 
+import java.io.File;
 import java.io.IOException;
+import java.io.Reader;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -8,15 +10,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.Properties;
-import org.sss.client.SssClient;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.NodeAddress;
+import org.sss.core.cluster.ReplicaPlacement;
 import org.sss.core.transport.Auth;
 
 /**
@@ -197,9 +200,9 @@ public final class LocalProcessCluster implements SssCluster {
     }
     ClusterSpec spec = ClusterSpec.of(addresses, partitions, secret);
     if (replication > 1) {
-      List<org.sss.core.cluster.ReplicaPlacement.Location> hosts = new ArrayList<>();
+      List<ReplicaPlacement.Location> hosts = new ArrayList<>();
       for (int i = 0; i < n; i++) {
-        hosts.add(new org.sss.core.cluster.ReplicaPlacement.Location("local-" + i, ClusterSpec.DEFAULT_RACK));
+        hosts.add(new ReplicaPlacement.Location("local-" + i, ClusterSpec.DEFAULT_RACK));
       }
       spec = spec.withRaftPorts(ports.subList(n, 2 * n)).withReplication(replication, hosts);
     }
@@ -286,7 +289,7 @@ public final class LocalProcessCluster implements SssCluster {
     ProcessBuilder pb = new ProcessBuilder(cmd)
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
     pb.environment().remove("CLASSPATH");
     return new Launched(pb.start(), offset);
   }
@@ -340,7 +343,7 @@ public final class LocalProcessCluster implements SssCluster {
     Path file = nodeDir.resolve("launch.properties");
     Properties p = new Properties();
     if (Files.exists(file)) {
-      try (java.io.Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
         p.load(r);
       }
     }
@@ -404,10 +407,10 @@ public final class LocalProcessCluster implements SssCluster {
    * saying how it stopped, and what may be lost where it had to be forced.
    */
   public List<String> stop() {
-    List<java.util.concurrent.CompletableFuture<String>> stops = new ArrayList<>();
+    List<CompletableFuture<String>> stops = new ArrayList<>();
     for (int i = 0; i < spec.nodeCount(); i++) {
       NodeControl c = control(i);
-      java.util.concurrent.CompletableFuture<String> f = new java.util.concurrent.CompletableFuture<>();
+      CompletableFuture<String> f = new CompletableFuture<>();
       Thread t = new Thread(() -> {
         try {
           f.complete(c.stop());
@@ -418,7 +421,7 @@ public final class LocalProcessCluster implements SssCluster {
       t.start(); // side by side: each waits for its node to flush and exit
       stops.add(f);
     }
-    return stops.stream().map(java.util.concurrent.CompletableFuture::join).toList();
+    return stops.stream().map(CompletableFuture::join).toList();
   }
 
   @Override

@@ -1,5 +1,7 @@
 package org.sss.client.cluster;
 
+import com.sun.management.OperatingSystemMXBean;
+import com.sun.management.UnixOperatingSystemMXBean;
 import java.lang.management.ManagementFactory;
 
 /**
@@ -101,14 +103,14 @@ public final class MachineLimits {
   }
 
   private static long maxFileDescriptors() {
-    if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
+    if (ManagementFactory.getOperatingSystemMXBean() instanceof UnixOperatingSystemMXBean unix) {
       return unix.getMaxFileDescriptorCount();
     }
     return -1; // not known here: not checked
   }
 
   private static long physicalMemory() {
-    if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+    if (ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean os) {
       return os.getTotalMemorySize();
     }
     return -1;

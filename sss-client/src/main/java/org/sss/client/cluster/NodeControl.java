@@ -87,7 +87,7 @@ public final class NodeControl {
   /** True when the node answers an authenticated connection as itself. */
   public boolean answers() {
     try (SssClient c = SssClient.connect(spec)) {
-      c.channels().get(node);
+      c.ping(node);
       return true;
     } catch (RuntimeException e) {
       return false;

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -86,7 +87,7 @@ final class NodeLockProbe {
   private static boolean runsServer(long pid) {
     try {
       byte[] cmdline = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
-      return new String(cmdline, java.nio.charset.StandardCharsets.UTF_8).contains("org.sss.server.ServerMain");
+      return new String(cmdline, StandardCharsets.UTF_8).contains("org.sss.server.ServerMain");
     } catch (IOException e) {
       return false;
     }

@@ -5,11 +5,12 @@ import io.netty.buffer.Unpooled;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.sss.core.cluster.InSyncCopies;
-import org.sss.core.cluster.PartitionMap;
+import org.sss.core.keys.StoredKeys;
 import org.sss.core.proto.ClusterView;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.Request;
@@ -18,7 +19,6 @@ import org.sss.core.transport.Frame;
 import org.sss.core.transport.NodeUnavailableException;
 import org.sss.core.transport.PairBlock;
 import org.sss.core.transport.SssException;
-import org.sss.core.keys.StoredKeys;
 
 /**
  * Writes pairs (or deletes keys) of a replicated table to the copies the membership names, until
@@ -153,7 +153,7 @@ public final class CopyWriter {
       if (!sending && !waiting) {
         return;
       }
-      List<CompletableFuture<Frame<Response>>> answers = new ArrayList<>(java.util.Collections.nCopies(n, null));
+      List<CompletableFuture<Frame<Response>>> answers = new ArrayList<>(Collections.nCopies(n, null));
       RuntimeException retryable = null;
       for (int node = 0; node < n; node++) {
         if (bodies[node] == null) {

@@ -1,5 +1,6 @@
 package org.sss.client.internal;
 
+import io.netty.handler.ssl.SslContext;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -7,10 +8,12 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.sss.core.cluster.ClusterSpec;
+import org.sss.core.proto.ErrorCode;
 import org.sss.core.transport.Connection;
 import org.sss.core.transport.NodeUnavailableException;
 import org.sss.core.transport.Pipelines;
 import org.sss.core.transport.SssException;
+import org.sss.core.transport.Tls;
 
 /**
  * One connection per node, opened on first use and reopened after it breaks. Requests to a
@@ -21,7 +24,7 @@ public final class NodeChannels implements AutoCloseable {
   private final String peerName;
   private final Duration requestTimeout;
   private final Connection[] connections;
-  private final io.netty.handler.ssl.SslContext tls;
+  private final SslContext tls;
   private volatile boolean closed;
 
   public NodeChannels(ClusterSpec spec, String peerName, Duration requestTimeout) {
@@ -29,7 +32,7 @@ public final class NodeChannels implements AutoCloseable {
     this.peerName = peerName;
     this.requestTimeout = requestTimeout;
     this.connections = new Connection[spec.nodeCount()];
-    this.tls = org.sss.core.transport.Tls.clientContext(spec);
+    this.tls = Tls.clientContext(spec);
   }
 
   /** The connection to {@code node}, connecting (and authenticating) if needed. */
@@ -70,7 +73,7 @@ public final class NodeChannels implements AutoCloseable {
       throw new NodeUnavailableException("no answer within " + timeout.toSeconds() + " s", e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new SssException(org.sss.core.proto.ErrorCode.INTERNAL, "interrupted", e);
+      throw new SssException(ErrorCode.INTERNAL, "interrupted", e);
     }
   }
 
@@ -83,7 +86,7 @@ public final class NodeChannels implements AutoCloseable {
     if (c instanceof RuntimeException r) {
       return r;
     }
-    return new SssException(org.sss.core.proto.ErrorCode.INTERNAL, c.toString(), c);
+    return new SssException(ErrorCode.INTERNAL, c.toString(), c);
   }
 
   public ClusterSpec spec() {

@@ -4,32 +4,37 @@ import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.LongConsumer;
 import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.sss.client.BulkWriter;
 import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
 import org.sss.client.TableScan;
+import org.sss.client.TableSpec;
 import org.sss.client.job.Job;
 import org.sss.client.job.JobFailedException;
 import org.sss.client.job.JobResult;
 import org.sss.client.job.ProgressListener;
+import org.sss.client.job.TextOutputCommit;
 import org.sss.core.api.Mapper;
 import org.sss.core.api.Pair;
 import org.sss.core.api.Serde;
 import org.sss.core.api.Serdes;
+import org.sss.core.io.TextOutputDir;
 import org.sss.core.io.TextSplitReader;
-import org.sss.core.proto.ErrorCode;
 import org.sss.core.keys.KeyCodec;
-import org.sss.core.keys.KeyType;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.keys.StoredKeys;
 import org.sss.core.proto.DataType;
-import org.sss.core.proto.TableOptions;
+import org.sss.core.proto.ErrorCode;
+import org.sss.core.transport.Pipelines;
 
 /**
  * Moving data between files and tables.
@@ -49,14 +54,14 @@ import org.sss.core.proto.TableOptions;
 public final class BulkIO {
   private BulkIO() {}
 
-  /** Options of a table that holds a loaded text file. */
-  public static TableOptions textTable() {
-    return TableOptions.newBuilder().setKeyType(DataType.LONG).setValueType(DataType.STRING).build();
+  /** The spec of a table that holds a loaded text file: (byte offset, line), long keys and string values. */
+  public static TableSpec textTable() {
+    return TableSpec.of(PairTypes.of(DataType.LONG, DataType.STRING));
   }
 
-  /** Options of a table that holds a loaded directory. */
-  public static TableOptions filesTable() {
-    return TableOptions.newBuilder().setKeyType(DataType.STRING).setValueType(DataType.BYTES).build();
+  /** The spec of a table that holds a loaded directory: (file name, content), string keys and byte values. */
+  public static TableSpec filesTable() {
+    return TableSpec.of(PairTypes.of(DataType.STRING, DataType.BYTES));
   }
 
   /** Loads a text file or a directory, creating the table if needed; returns the pairs loaded. */
@@ -110,7 +115,7 @@ public final class BulkIO {
     if (!Files.isRegularFile(path)) {
       throw new IOException("no such file or directory: " + path);
     }
-    TableOptions writes = textTable().toBuilder().setValueType(lineType).build();
+    TableSpec writes = textTable().types(PairTypes.of(DataType.LONG, lineType));
     boolean exists = exists(client, table);
     if (replace || !exists) {
       try {
@@ -131,7 +136,7 @@ public final class BulkIO {
     }
     createOrCheck(client, table, writes, path, "(byte offset, line)");
     try {
-      return loadText(client, table, path, PairTypes.of(writes), progress);
+      return loadText(client, table, path, writes.types(), progress);
     } catch (IOException | RuntimeException e) {
       if (!exists) {
         dropQuietly(client, table); // a table this load made and did not fill leaves with it
@@ -140,7 +145,7 @@ public final class BulkIO {
     }
   }
 
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BulkIO.class);
+  private static final Logger LOG = LoggerFactory.getLogger(BulkIO.class);
 
   private static void dropQuietly(SssClient client, String table) {
     try {
@@ -151,7 +156,7 @@ public final class BulkIO {
   }
 
   private static boolean exists(SssClient client, String table) {
-    return client.listTables().stream().anyMatch(t -> t.getName().equals(table));
+    return client.listTables().stream().anyMatch(t -> t.name().equals(table));
   }
 
   /**
@@ -178,21 +183,21 @@ public final class BulkIO {
    * Creates the table, or checks that the existing one is typed as the load writes: pairs of
    * other types would be unreadable by the table's types (and by every job declared for them).
    */
-  private static void createOrCheck(SssClient client, String table, TableOptions writes, Path path, String what) {
+  private static void createOrCheck(SssClient client, String table, TableSpec writes, Path path, String what) {
     client.createTable(table, writes, true);
-    TableOptions has = client.tableStats(table).getOptions();
-    if (!PairTypes.of(writes).writableTo(has) || has.getMultiValued()) {
-      throw new IllegalArgumentException("table '" + table + "' holds " + PairTypes.of(has)
-          + (has.getMultiValued() ? " (multi-valued)" : "") + ", but loading " + path + " writes " + what
-          + " pairs, " + PairTypes.of(writes) + "; nothing was written: load into a new table, or drop this one first"
+    TableSpec has = client.tableStats(table).spec();
+    if (!writes.types().equals(has.types()) || has.multiValued()) {
+      throw new IllegalArgumentException("table '" + table + "' holds " + has.types()
+          + (has.multiValued() ? " (multi-valued)" : "") + ", but loading " + path + " writes " + what
+          + " pairs, " + writes.types() + "; nothing was written: load into a new table, or drop this one first"
           + (textLinesFit(writes, has) ? " (or load the lines as bytes: --value bytes)" : ""));
     }
   }
 
   /** Whether a text file's lines could honestly go into {@code has} as bytes instead. */
-  private static boolean textLinesFit(TableOptions writes, TableOptions has) {
-    return writes.getKeyType() == DataType.LONG && writes.getValueType() == DataType.STRING
-        && has.getKeyType() == DataType.LONG && has.getValueType() == DataType.BYTES && !has.getMultiValued();
+  private static boolean textLinesFit(TableSpec writes, TableSpec has) {
+    return writes.types().equals(PairTypes.of(DataType.LONG, DataType.STRING))
+        && has.types().equals(PairTypes.of(DataType.LONG, DataType.BYTES)) && !has.multiValued();
   }
 
   /**
@@ -203,9 +208,9 @@ public final class BulkIO {
       throws IOException {
     BulkWriter w = client.writer(table, types);
     long size = Files.size(file);
-    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file); w) {
+    try (FileChannel ch = FileChannel.open(file); w) {
       TextSplitReader lines = new TextSplitReader(ch, 0, size, size,
-          org.sss.core.transport.Pipelines.DEFAULT_MAX_FRAME); // no line goes in one request beyond a frame
+          Pipelines.DEFAULT_MAX_FRAME); // no line goes in one request beyond a frame
       while (lines.next()) {
         byte[] line = lines.line();
         w.put(KeyCodec.encodeLong(lines.offset()), line);
@@ -224,7 +229,7 @@ public final class BulkIO {
     for (Path f : files) {
       checkNameDecodes(dir, f);
     }
-    BulkWriter w = client.writer(table, PairTypes.of(filesTable()));
+    BulkWriter w = client.writer(table, filesTable().types());
     try (w) {
       for (Path f : files) {
         byte[] content;
@@ -254,8 +259,8 @@ public final class BulkIO {
   }
 
   /** A scanned key without the uniquifier of a multi-valued table ({@link StoredKeys}). */
-  public static byte[] userKey(TableOptions table, byte[] scannedKey) {
-    return StoredKeys.withoutUniquifier(scannedKey, table.getMultiValued());
+  public static byte[] userKey(TableSpec table, byte[] scannedKey) {
+    return StoredKeys.withoutUniquifier(scannedKey, table.multiValued());
   }
 
   /**
@@ -274,9 +279,9 @@ public final class BulkIO {
    */
   public static long dumpParts(SssClient client, String table, Path dir, boolean overwrite, ProgressListener progress,
                                LongConsumer sent) throws IOException {
-    TableOptions o = client.tableStats(table).getOptions();
-    Serde<?> keys = printedSerde(o.getKeyType());
-    Serde<?> values = printedSerde(o.getValueType());
+    PairTypes types = client.tableStats(table).spec().types();
+    Serde<?> keys = printedSerde(types.key());
+    Serde<?> values = printedSerde(types.value());
     if (keys != null && values != null) {
       Job.Builder b = Job.named("dump").input(table, keys, values).map(Mapper.Identity.class, keys, values)
           .outputText(dir);
@@ -295,12 +300,12 @@ public final class BulkIO {
       }
     }
     // the client's path: the same layout and commit, one part in key order
-    org.sss.client.job.TextOutputCommit commit = new org.sss.client.job.TextOutputCommit("dump " + table,
+    TextOutputCommit commit = new TextOutputCommit("dump " + table,
         dir.toAbsolutePath().normalize(), overwrite);
     String attempt = "client-" + Long.toHexString(System.nanoTime());
     commit.prepare(attempt);
     try {
-      long n = dump(client, table, commit.attemptDir(attempt).resolve(org.sss.core.io.TextOutputDir.partName(false, 0)),
+      long n = dump(client, table, commit.attemptDir(attempt).resolve(TextOutputDir.partName(false, 0)),
           sent);
       commit.commit(attempt);
       return n;
@@ -329,7 +334,7 @@ public final class BulkIO {
    * per value); returns the pairs written.
    */
   public static long dump(SssClient client, String table, Path out, LongConsumer progress) throws IOException {
-    TableOptions o = client.tableStats(table).getOptions();
+    TableSpec o = client.tableStats(table).spec();
     Path parent = out.toAbsolutePath().getParent();
     if (parent != null) {
       Files.createDirectories(parent);
@@ -342,7 +347,7 @@ public final class BulkIO {
         Pair p = scan.next();
         os.write(printer.keyBytes(p.key()));
         os.write('\t');
-        if (o.getValueType() == DataType.STRING) {
+        if (o.types().value() == DataType.STRING) {
           os.write(p.value()); // the line as loaded, byte for byte
         } else {
           os.write(printer.value(p.value()).getBytes(StandardCharsets.UTF_8));

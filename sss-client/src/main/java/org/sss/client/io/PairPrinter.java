@@ -1,9 +1,13 @@
 package org.sss.client.io;
 
+import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
+import java.util.Locale;
+import org.sss.client.TableSpec;
+import org.sss.core.keys.KeyCodec;
 import org.sss.core.keys.KeyType;
+import org.sss.core.keys.StoredKeys;
 import org.sss.core.proto.DataType;
-import org.sss.core.proto.TableOptions;
 
 /**
  * Prints a table's keys and values by its declared types, and never fails on a pair that does
@@ -17,17 +21,17 @@ public final class PairPrinter {
   private final boolean multiValued;
   private long undecodable;
 
-  public PairPrinter(TableOptions table) {
-    this.keyType = table.getKeyType();
-    this.valueType = table.getValueType();
-    this.multiValued = table.getMultiValued();
+  public PairPrinter(TableSpec table) {
+    this.keyType = table.types().key();
+    this.valueType = table.types().value();
+    this.multiValued = table.multiValued();
   }
 
   /** A scanned key (partition prefix stripped; a multi-valued table's uniquifier still on) as text. */
   public String key(byte[] scannedKey) {
     byte[] key = scannedKey;
     try {
-      key = org.sss.core.keys.StoredKeys.withoutUniquifier(scannedKey, multiValued);
+      key = StoredKeys.withoutUniquifier(scannedKey, multiValued);
       return KeyType.decodeKey(keyType, key);
     } catch (RuntimeException e) {
       undecodable++;
@@ -43,14 +47,14 @@ public final class PairPrinter {
     if (keyType == DataType.STRING) {
       byte[] key = scannedKey;
       try {
-        key = org.sss.core.keys.StoredKeys.withoutUniquifier(scannedKey, multiValued);
-        return org.sss.core.keys.KeyCodec.decodeBytes(key);
+        key = StoredKeys.withoutUniquifier(scannedKey, multiValued);
+        return KeyCodec.decodeBytes(key);
       } catch (RuntimeException e) {
         undecodable++;
-        return raw(key).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        return raw(key).getBytes(StandardCharsets.UTF_8);
       }
     }
-    return key(scannedKey).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    return key(scannedKey).getBytes(StandardCharsets.UTF_8);
   }
 
   /** A value as text. */
@@ -79,6 +83,6 @@ public final class PairPrinter {
   }
 
   private static String name(DataType t) {
-    return t.name().toLowerCase(java.util.Locale.ROOT);
+    return t.name().toLowerCase(Locale.ROOT);
   }
 }

@@ -2,6 +2,7 @@ package org.sss.client.io;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +32,7 @@ public final class TextSplits {
       return List.of(path);
     }
     if (!Files.isDirectory(path)) {
-      throw new java.nio.file.NoSuchFileException(path.toString(), null, "no such file or directory");
+      throw new NoSuchFileException(path.toString(), null, "no such file or directory");
     }
     try (Stream<Path> walk = Files.walk(path)) {
       return walk.filter(Files::isRegularFile).filter(f -> visible(path, f)).sorted().toList();

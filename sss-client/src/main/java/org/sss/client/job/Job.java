@@ -1,14 +1,21 @@
 package org.sss.client.job;
 
+import java.net.URISyntaxException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import org.sss.client.TableSpec;
 import org.sss.core.api.Mapper;
 import org.sss.core.api.Partitioner;
 import org.sss.core.api.Reducer;
 import org.sss.core.api.Serde;
+import org.sss.core.api.Serdes;
+import org.sss.core.keys.PairTypes;
+import org.sss.core.proto.DataType;
 
 /**
  * A job: a chain of map and reduce stages with named tables between them.
@@ -42,7 +49,7 @@ public final class Job {
   final Path outputDir;
   final boolean multiValuedOutput;
   final boolean overwrite;
-  final org.sss.core.proto.Compression outputCompression;
+  final TableSpec.Compression outputCompression;
   final boolean keepIntermediate;
   final Map<String, String> config;
   final int threads;
@@ -103,7 +110,7 @@ public final class Job {
     private Path outputDir;
     private boolean multiValuedOutput;
     private boolean overwrite;
-    private org.sss.core.proto.Compression outputCompression = org.sss.core.proto.Compression.LZ4;
+    private TableSpec.Compression outputCompression = TableSpec.Compression.LZ4;
     private boolean keepIntermediate;
     private final Map<String, String> config = new LinkedHashMap<>();
     private int threads;
@@ -144,19 +151,19 @@ public final class Job {
      * {@code NO_SUCH_FILE} naming the node.
      */
     public Builder inputText(Path files, Serde<?> lineSerde) {
-      if (lineSerde.dataType() != org.sss.core.proto.DataType.STRING
-          && lineSerde.dataType() != org.sss.core.proto.DataType.BYTES) {
+      if (lineSerde.dataType() != DataType.STRING
+          && lineSerde.dataType() != DataType.BYTES) {
         throw new IllegalArgumentException("job " + name + ": lines read as string or bytes, not "
-            + org.sss.core.keys.PairTypes.name(lineSerde.dataType()));
+            + PairTypes.name(lineSerde.dataType()));
       }
-      input("", org.sss.core.api.Serdes.LONG, lineSerde);
+      input("", Serdes.LONG, lineSerde);
       this.inputFiles = files.toAbsolutePath().normalize();
       return this;
     }
 
     /** {@link #inputText(Path, Serde)} with lines as strings. */
     public Builder inputText(Path files) {
-      return inputText(files, org.sss.core.api.Serdes.STRING);
+      return inputText(files, Serdes.STRING);
     }
 
     /** A map stage emitting keys and values of the given serdes. */
@@ -239,8 +246,8 @@ public final class Job {
      * the compression's CPU when the output is written once and read rarely, as Hadoop's output
      * is uncompressed unless {@code mapreduce.output.fileoutputformat.compress} says otherwise.
      */
-    public Builder outputCompression(org.sss.core.proto.Compression compression) {
-      this.outputCompression = java.util.Objects.requireNonNull(compression, "compression");
+    public Builder outputCompression(TableSpec.Compression compression) {
+      this.outputCompression = Objects.requireNonNull(compression, "compression");
       return this;
     }
 
@@ -283,10 +290,10 @@ public final class Job {
       if (source != null && source.getLocation() != null) {
         try {
           Path p = Path.of(source.getLocation().toURI());
-          if (p.toString().endsWith(".jar") && java.nio.file.Files.isRegularFile(p)) {
+          if (p.toString().endsWith(".jar") && Files.isRegularFile(p)) {
             this.jar = p;
           }
-        } catch (java.net.URISyntaxException | IllegalArgumentException ignored) {
+        } catch (URISyntaxException | IllegalArgumentException ignored) {
           // not a file location: nothing to ship
         }
       }

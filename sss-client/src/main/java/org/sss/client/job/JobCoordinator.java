@@ -2,25 +2,38 @@ package org.sss.client.job;
 
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
+import org.sss.client.internal.ClientInternals;
 import org.sss.client.internal.NodeChannels;
+import org.sss.client.internal.WireTypes;
 import org.sss.client.io.BulkIO;
 import org.sss.client.io.TextSplits;
 import org.sss.core.cluster.JobTables;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.AbortJob;
+import org.sss.core.proto.ClusterView;
 import org.sss.core.proto.CommitJob;
 import org.sss.core.proto.Compression;
 import org.sss.core.proto.CreateTable;
+import org.sss.core.proto.DataType;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.FileSplit;
 import org.sss.core.proto.HasJar;
@@ -74,7 +87,7 @@ final class JobCoordinator implements Runnable {
    * The membership view the attempt runs on, and its nodes (those not out): every node of the
    * job routes by it, and a node at another epoch refuses to commit the output.
    */
-  private org.sss.core.proto.ClusterView view = org.sss.core.proto.ClusterView.getDefaultInstance();
+  private ClusterView view = ClusterView.getDefaultInstance();
   private List<Integer> nodes = List.of();
   /** Set when the output starts to commit: a failure from then on is not run again. */
   private volatile boolean committing;
@@ -86,7 +99,7 @@ final class JobCoordinator implements Runnable {
 
   JobCoordinator(SssClient client, Job job, String jobId) {
     this.client = client;
-    this.channels = client.channels();
+    this.channels = ClientInternals.channels(client);
     this.job = job;
     this.jobId = jobId;
     this.files = job.outputDir == null ? null : new TextOutputCommit(job.name, job.outputDir, job.overwrite);
@@ -163,7 +176,7 @@ final class JobCoordinator implements Runnable {
     boolean changed = false;
     while (System.nanoTime() - start < REDECIDE_MILLIS * 1_000_000 && cancelReason == null) {
       try {
-        org.sss.core.proto.ClusterView v = client.view().getView();
+        ClusterView v = ClientInternals.view(client).getView();
         changed |= v.getEpoch() > view.getEpoch() || v.getDownCount() > 0;
         if (!changed && System.nanoTime() - start > CHANGE_WITHIN_MILLIS * 1_000_000) {
           return false;
@@ -199,10 +212,10 @@ final class JobCoordinator implements Runnable {
       return;
     }
     long end = System.nanoTime() + 30_000_000_000L;
-    org.sss.core.proto.ClusterView v = client.view().getView();
+    ClusterView v = ClientInternals.view(client).getView();
     while ((v.getDownCount() > 0 || v.getJoiningCount() > 0) && System.nanoTime() < end) {
       Thread.sleep(250);
-      v = client.view().getView();
+      v = ClientInternals.view(client).getView();
     }
     if (v.getDownCount() > 0 || v.getJoiningCount() > 0) {
       throw new JobFailedException(ErrorCode.NOT_SERVING, "job " + job.name + " cannot start: node(s) "
@@ -229,17 +242,16 @@ final class JobCoordinator implements Runnable {
     takeView();
     CompletableFuture<String> shippedJar = shipJar();
     List<FileSplit> splits = job.inputFiles == null ? List.of() : splits();
-    TableOptions inputOptions = job.inputFiles != null ? BulkIO.textTable()
-        : client.tableStats(job.inputTable).getOptions();
+    TableSpec inputSpec = job.inputFiles != null ? BulkIO.textTable() : client.tableStats(job.inputTable).spec();
     if (job.inputFiles == null) {
-      checkInputTypes(inputOptions);
+      checkInputTypes(inputSpec.types());
     }
     if (view.getOutCount() > 0 && job.keepIntermediate) {
       throw new JobFailedException(ErrorCode.BAD_REQUEST, "job " + job.name + " keeps its tables between stages, "
           + "which keep one copy on the partitions' leaders, and node(s) " + view.getOutList() + " are out: run it "
           + "once they are back, or without keepIntermediate()", null);
     }
-    if (view.getOutCount() > 0 && job.inputFiles == null && inputOptions.getReplication() < 2) {
+    if (view.getOutCount() > 0 && job.inputFiles == null && inputSpec.replication() < 2) {
       throw new JobFailedException(ErrorCode.NOT_SERVING, "job " + job.name + ": its input '" + job.inputTable
           + "' keeps one copy, and node(s) " + view.getOutList() + " holding some of it are out", null);
     }
@@ -253,7 +265,7 @@ final class JobCoordinator implements Runnable {
     }
     List<String> intermediates = new ArrayList<>();
     String input = job.inputTable;
-    boolean inputMultiValued = inputOptions.getMultiValued();
+    boolean inputMultiValued = inputSpec.multiValued();
     if (files != null) {
       files.prepare(jobId);
     }
@@ -317,7 +329,7 @@ final class JobCoordinator implements Runnable {
     List<TextSplits.Split> planned;
     try {
       planned = TextSplits.plan(TextSplits.files(job.inputFiles), 4 * nodes.size());
-    } catch (IOException | java.io.UncheckedIOException e) {
+    } catch (IOException | UncheckedIOException e) {
       throw new JobFailedException(ErrorCode.NO_SUCH_FILE, "job " + job.name + " cannot read its input "
           + job.inputFiles + " here: " + e, e);
     }
@@ -341,13 +353,13 @@ final class JobCoordinator implements Runnable {
    * others would be decoded wrongly (or fail in the middle of a task), so the job is refused
    * before any task runs.
    */
-  private void checkInputTypes(TableOptions input) {
+  private void checkInputTypes(PairTypes input) {
     Job.StagePlan first = job.stages.get(0);
-    org.sss.core.proto.DataType key = first.inKey().dataType();
-    org.sss.core.proto.DataType value = first.inValue().dataType();
-    if (!readsAs(input.getKeyType(), key) || !readsAs(input.getValueType(), value)) {
+    DataType key = first.inKey().dataType();
+    DataType value = first.inValue().dataType();
+    if (!readsAs(input.key(), key) || !readsAs(input.value(), value)) {
       throw new JobFailedException(ErrorCode.BAD_REQUEST, "job " + job.name + ": stage 0 reads table '"
-          + job.inputTable + "', which holds key=" + PairTypes.name(input.getKeyType()) + " value=" + PairTypes.name(input.getValueType())
+          + job.inputTable + "', which holds key=" + PairTypes.name(input.key()) + " value=" + PairTypes.name(input.value())
           + ", as key=" + PairTypes.name(key) + " value=" + PairTypes.name(value) + " (" + first.inKey().getClass().getSimpleName() + ", "
           + first.inValue().getClass().getSimpleName() + "): declare the table's types in input(...)", null);
     }
@@ -357,9 +369,9 @@ final class JobCoordinator implements Runnable {
    * Whether data stored as {@code stored} reads as {@code declared}: the same type, or a string
    * read as bytes (the same encoding as keys, the same UTF-8 bytes as values: nothing is lost).
    */
-  private static boolean readsAs(org.sss.core.proto.DataType stored, org.sss.core.proto.DataType declared) {
+  private static boolean readsAs(DataType stored, DataType declared) {
     return stored == declared
-        || stored == org.sss.core.proto.DataType.STRING && declared == org.sss.core.proto.DataType.BYTES;
+        || stored == DataType.STRING && declared == DataType.BYTES;
   }
 
 
@@ -374,7 +386,7 @@ final class JobCoordinator implements Runnable {
    */
   private void commit() {
     if (channels.spec().replication() > 1) {
-      org.sss.core.proto.ClusterView now = client.view().getView();
+      ClusterView now = ClientInternals.view(client).getView();
       if (now.getEpoch() != view.getEpoch()) {
         committing = false; // nothing committed: the job may run again on the copies that count now
         throw new JobFailedException(ErrorCode.STALE_VIEW, "job " + job.name + " (" + jobId + ") ran on membership "
@@ -425,7 +437,7 @@ final class JobCoordinator implements Runnable {
     }
   }
 
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(JobCoordinator.class);
+  private static final Logger LOG = LoggerFactory.getLogger(JobCoordinator.class);
 
   private void trace(String what, long start) {
     if (LOG.isDebugEnabled()) {
@@ -438,8 +450,8 @@ final class JobCoordinator implements Runnable {
    * missing. Completes with the JAR's hash ("" when the classes are on the servers' class path).
    */
   private CompletableFuture<String> shipJar() throws IOException {
-    java.nio.file.Path jar = job.jar != null ? job.jar
-        : System.getProperty(JOB_JAR_PROPERTY) != null ? java.nio.file.Path.of(System.getProperty(JOB_JAR_PROPERTY)) : null;
+    Path jar = job.jar != null ? job.jar
+        : System.getProperty(JOB_JAR_PROPERTY) != null ? Path.of(System.getProperty(JOB_JAR_PROPERTY)) : null;
     if (jar == null) {
       return CompletableFuture.completedFuture("");
     }
@@ -470,15 +482,15 @@ final class JobCoordinator implements Runnable {
   private static String awaitJar(CompletableFuture<String> shipped) throws InterruptedException {
     try {
       return shipped.get();
-    } catch (java.util.concurrent.ExecutionException e) {
+    } catch (ExecutionException e) {
       throw NodeChannels.unwrap(e);
     }
   }
 
   static String sha256(byte[] bytes) {
     try {
-      return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
-    } catch (java.security.NoSuchAlgorithmException e) {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
   }
@@ -545,11 +557,11 @@ final class JobCoordinator implements Runnable {
 
   /** A job's output keeps as many copies as the cluster's other tables; the tables between stages keep one. */
   private static TableOptions outputOptions(Job.StagePlan plan, boolean multiValued,
-                                           org.sss.core.proto.Compression compression, int replication) {
+                                           TableSpec.Compression compression, int replication) {
     return TableOptions.newBuilder()
         .setReplication(replication == 1 ? 0 : replication) // one copy: the field's default, as before replication
         .setMultiValued(multiValued)
-        .setCompression(compression)
+        .setCompression(WireTypes.toProto(compression))
         .setKeyType(plan.outKey().dataType())
         .setValueType(plan.outValue().dataType())
         .build();
@@ -579,7 +591,7 @@ final class JobCoordinator implements Runnable {
         CompletableFuture.anyOf(all, firstFailure).get(POLL_MILLIS / 5, TimeUnit.MILLISECONDS);
       } catch (TimeoutException ignored) {
         // poll below
-      } catch (java.util.concurrent.ExecutionException ignored) {
+      } catch (ExecutionException ignored) {
         // handled through firstFailure
       }
       if (firstFailure.isDone()) {

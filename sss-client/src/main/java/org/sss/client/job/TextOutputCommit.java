@@ -2,11 +2,16 @@ package org.sss.client.job;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.sss.core.io.TextOutputDir;
 import org.sss.core.proto.ErrorCode;
@@ -90,12 +95,12 @@ public final class TextOutputCommit {
         requireEmpty();
       }
       Files.deleteIfExists(dir.resolve(TextOutputDir.SUCCESS));
-      java.util.Set<Path> moved = new java.util.HashSet<>();
+      Set<Path> moved = new HashSet<>();
       try (DirectoryStream<Path> parts = Files.newDirectoryStream(attempt)) {
         for (Path p : parts) {
           Path target = dir.resolve(p.getFileName());
           if (overwrite) {
-            if (Files.isDirectory(target, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            if (Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
               deleteTree(target); // an old entry of a part's name; a file cannot be renamed onto it
             }
             Files.move(p, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -152,13 +157,13 @@ public final class TextOutputCommit {
       if (s.findAny().isEmpty()) {
         Files.deleteIfExists(temporary); // another job's attempt may still write beside it
       }
-    } catch (java.nio.file.NoSuchFileException | java.nio.file.DirectoryNotEmptyException gone) {
+    } catch (NoSuchFileException | DirectoryNotEmptyException gone) {
       // removed, or filled, meanwhile
     }
   }
 
   private static void deleteTree(Path root) throws IOException {
-    if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+    if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
     try (Stream<Path> s = Files.walk(root)) {

@@ -17,12 +17,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
 import org.sss.core.api.Serdes;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.NodeAddress;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.DataType;
-import org.sss.core.proto.TableOptions;
 import org.sss.core.transport.Auth;
 
 /**
@@ -107,8 +107,7 @@ class ServerCommandTest {
     try {
       ClusterSpec spec = ClusterSpec.load(node.resolve("cluster.properties"));
       try (SssClient client = SssClient.connect(spec)) {
-        client.createTable("t", TableOptions.newBuilder().setKeyType(DataType.STRING)
-            .setValueType(DataType.STRING).build(), false);
+        client.createTable("t", TableSpec.of(PairTypes.of(DataType.STRING, DataType.STRING)), false);
         client.put("t", PairTypes.of(DataType.STRING, DataType.STRING), Serdes.STRING.encodeKey("k"), Serdes.STRING.encodeValue("v"));
       }
       assertEquals(0, CommandLineTest.sss("--cluster", node.resolve("cluster.properties").toString(), "ping").status());

@@ -18,6 +18,8 @@ import org.sss.client.BulkWriter;
 import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
 import org.sss.client.TableScan;
+import org.sss.client.TableSpec;
+import org.sss.client.TableStatus;
 import org.sss.core.api.Pair;
 import org.sss.core.api.Serdes;
 import org.sss.core.cluster.ClusterSpec;
@@ -25,8 +27,6 @@ import org.sss.core.keys.PairTypes;
 import org.sss.core.keys.StoredKeys;
 import org.sss.core.proto.Compression;
 import org.sss.core.proto.DataType;
-import org.sss.core.proto.TableInfo;
-import org.sss.core.proto.TableOptions;
 
 /**
  * {@code cluster resize} on server processes: every table, with its options, reads back exactly
@@ -35,12 +35,10 @@ import org.sss.core.proto.TableOptions;
  * puts it back whole.
  */
 class ClusterResizeTest {
-  private static final TableOptions TEXT = TableOptions.newBuilder().setKeyType(DataType.LONG)
-      .setValueType(DataType.STRING).build();
-  private static final TableOptions MULTI = TableOptions.newBuilder().setKeyType(DataType.LONG)
-      .setValueType(DataType.LONG).setMultiValued(true).build();
-  private static final TableOptions NO_WAL = TableOptions.newBuilder().setKeyType(DataType.STRING)
-      .setValueType(DataType.BYTES).setDisableWal(true).setCompression(Compression.ZSTD).build();
+  private static final TableSpec TEXT = TableSpec.of(PairTypes.of(DataType.LONG, DataType.STRING));
+  private static final TableSpec MULTI = TableSpec.of(PairTypes.of(DataType.LONG, DataType.LONG)).multiValued(true);
+  private static final TableSpec NO_WAL = TableSpec.of(PairTypes.of(DataType.STRING, DataType.BYTES))
+      .writeAheadLog(false).compression(TableSpec.Compression.ZSTD);
 
   @TempDir
   Path dir;
@@ -61,7 +59,7 @@ class ClusterResizeTest {
       try (SssClient client = SssClient.connect(before.spec())) {
         for (long k = 1_000_000; !stop.get(); k++) {
           try {
-            client.put("text", PairTypes.of(TEXT), Serdes.LONG.encodeKey(k), Serdes.STRING.encodeValue("late " + k));
+            client.put("text", TEXT.types(), Serdes.LONG.encodeKey(k), Serdes.STRING.encodeValue("late " + k));
             acknowledged.add(k);
           } catch (RuntimeException refused) {
             uncertain.add(k); // the cluster is stopped or elsewhere: not acknowledged, so not owed
@@ -74,7 +72,7 @@ class ClusterResizeTest {
     Thread newcomer = new Thread(() -> {
       for (long k = 2_000_000; !stop.get(); k++) {
         try (SssClient client = SssClient.connect(dir.resolve("cluster.properties"))) {
-          client.put("text", PairTypes.of(TEXT), Serdes.LONG.encodeKey(k), Serdes.STRING.encodeValue("late " + k));
+          client.put("text", TEXT.types(), Serdes.LONG.encodeKey(k), Serdes.STRING.encodeValue("late " + k));
           acknowledged.add(k);
         } catch (Exception refused) {
           uncertain.add(k);
@@ -109,8 +107,8 @@ class ClusterResizeTest {
       assertEquals(spec, ClusterSpec.load(dir.resolve("cluster.properties")));
       try (SssClient client = SssClient.connect(spec)) {
         assertSameTables(model, withoutUncertain(read(client), uncertain), "after the resize");
-        Map<String, TableOptions> options = new TreeMap<>();
-        client.listTables().forEach(t -> options.put(t.getName(), t.getOptions().toBuilder().clearReplication().build()));
+        Map<String, TableSpec> options = new TreeMap<>();
+        client.listTables().forEach(t -> options.put(t.name(), t.spec().replication(0)));
         assertEquals(Map.of("text", TEXT, "multi", MULTI, "nowal", NO_WAL, "empty", TEXT), options);
       }
       try (var files = Files.list(dir)) {
@@ -227,7 +225,7 @@ class ClusterResizeTest {
       client.createTable("nowal", NO_WAL, false);
       client.createTable("empty", TEXT, false);
       model.put("empty", new TreeMap<>());
-      try (BulkWriter w = client.writer("text", PairTypes.of(TEXT))) {
+      try (BulkWriter w = client.writer("text", TEXT.types())) {
         for (long i = 0; i < 3000; i++) {
           String v = "line " + i + " " + rnd.nextInt();
           w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue(v));
@@ -243,7 +241,7 @@ class ClusterResizeTest {
               .add(Long.toString(value));
         }
       }
-      client.putAll("multi", PairTypes.of(MULTI), multi);
+      client.putAll("multi", MULTI.types(), multi);
       List<Pair> nowal = new ArrayList<>();
       for (int i = 0; i < 500; i++) {
         byte[] value = new byte[rnd.nextInt(40)];
@@ -251,23 +249,23 @@ class ClusterResizeTest {
         nowal.add(new Pair(Serdes.STRING.encodeKey("k" + i), value));
         model.computeIfAbsent("nowal", t -> new TreeMap<>()).put("k" + i, new ArrayList<>(List.of(java.util.HexFormat.of().formatHex(value))));
       }
-      client.putAll("nowal", PairTypes.of(NO_WAL), nowal);
+      client.putAll("nowal", NO_WAL.types(), nowal);
     }
     model.values().forEach(m -> m.values().forEach(vs -> vs.sort(null)));
   }
 
   private static Map<String, Map<String, List<String>>> read(SssClient client) {
     Map<String, Map<String, List<String>>> out = new TreeMap<>();
-    for (TableInfo t : client.listTables()) {
+    for (TableStatus t : client.listTables()) {
       Map<String, List<String>> rows = new TreeMap<>();
-      boolean multi = t.getOptions().getMultiValued();
-      try (TableScan scan = client.scan(t.getName(), ScanOptions.anyOrder())) {
+      boolean multi = t.spec().multiValued();
+      try (TableScan scan = client.scan(t.name(), ScanOptions.anyOrder())) {
         while (scan.hasNext()) {
           Pair p = scan.next();
           byte[] key = StoredKeys.withoutUniquifier(p.key(), multi);
-          String k = t.getOptions().getKeyType() == DataType.LONG ? Long.toString(Serdes.LONG.decodeKey(key))
+          String k = t.spec().types().key() == DataType.LONG ? Long.toString(Serdes.LONG.decodeKey(key))
               : Serdes.STRING.decodeKey(key);
-          String v = switch (t.getOptions().getValueType()) {
+          String v = switch (t.spec().types().value()) {
             case LONG -> Long.toString(Serdes.LONG.decodeValue(p.value()));
             case STRING -> Serdes.STRING.decodeValue(p.value());
             default -> java.util.HexFormat.of().formatHex(p.value());
@@ -276,7 +274,7 @@ class ClusterResizeTest {
         }
       }
       rows.values().forEach(vs -> vs.sort(null));
-      out.put(t.getName(), rows);
+      out.put(t.name(), rows);
     }
     return out;
   }

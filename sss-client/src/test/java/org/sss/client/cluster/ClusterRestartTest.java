@@ -16,10 +16,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sss.client.BulkWriter;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
 import org.sss.core.keys.KeyCodec;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.DataType;
-import org.sss.core.proto.TableOptions;
 
 /**
  * Restarting crashed nodes of a 3-process cluster: {@code kill -9} and an immediate start,
@@ -35,17 +35,17 @@ class ClusterRestartTest {
   @TempDir
   Path work;
 
-  private static void load(SssClient client, String table, TableOptions options) {
+  private static void load(SssClient client, String table, TableSpec options) {
     client.createTable(table, options, false);
-    try (BulkWriter w = client.writer(table, PairTypes.of(options))) {
+    try (BulkWriter w = client.writer(table, options.types())) {
       for (long i = 1; i <= ROWS; i++) {
         w.put(KeyCodec.encodeLong(i), ("line " + i).getBytes());
       }
     }
   }
 
-  private static TableOptions text() {
-    return TableOptions.newBuilder().setKeyType(DataType.LONG).setValueType(DataType.STRING).build();
+  private static TableSpec text() {
+    return TableSpec.of(PairTypes.of(DataType.LONG, DataType.STRING));
   }
 
   private static void assertWhole(LocalProcessCluster cluster, String table) {
@@ -148,7 +148,7 @@ class ClusterRestartTest {
     LocalProcessCluster cluster = LocalProcessCluster.start(dir, 3, 0, "256m");
     try {
       try (SssClient client = cluster.client()) {
-        load(client, "nowal", text().toBuilder().setDisableWal(true).build());
+        load(client, "nowal", text().writeAheadLog(false));
       }
       List<String> report = cluster.stop();
       assertEquals(3, report.size(), report.toString());

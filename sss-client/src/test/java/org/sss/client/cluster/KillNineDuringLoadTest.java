@@ -20,10 +20,10 @@ import org.sss.client.BulkWriter;
 import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
 import org.sss.client.TableScan;
+import org.sss.client.TableSpec;
 import org.sss.core.api.Pair;
 import org.sss.core.keys.KeyCodec;
 import org.sss.core.keys.PairTypes;
-import org.sss.core.proto.TableOptions;
 import org.sss.core.transport.SssException;
 
 /**
@@ -52,8 +52,8 @@ class KillNineDuringLoadTest {
     Path dir = work.resolve("load");
     LocalProcessCluster cluster = LocalProcessCluster.start(dir, 3, 24, "256m");
     try (SssClient client = cluster.client()) {
-      client.createTable("acks", TableOptions.getDefaultInstance(), false);
-      assertFalse(client.tableStats("acks").getOptions().getDisableWal(), "the table keeps the WAL");
+      client.createTable("acks", TableSpec.defaults(), false);
+      assertTrue(client.tableStats("acks").spec().writeAheadLog(), "the table keeps the WAL");
 
       List<Long> acknowledged = new ArrayList<>();
       AtomicReference<Throwable> loaderFailure = new AtomicReference<>();
@@ -129,7 +129,7 @@ class KillNineDuringLoadTest {
       long count = client.count("acks");
       assertTrue(count >= (long) acked.size() * BATCH, "count " + count + " covers the acknowledged pairs");
       assertTrue(count <= attempted[0] * BATCH, "count " + count + " holds nothing never written");
-      assertFalse(client.tableStats("acks").getOptions().getDisableWal());
+      assertTrue(client.tableStats("acks").spec().writeAheadLog());
 
       // and the cluster takes writes again
       client.put("acks", PairTypes.BYTES, KeyCodec.encodeLong(-1), new byte[] {1});
@@ -162,7 +162,7 @@ class KillNineDuringLoadTest {
     LocalProcessCluster cluster = LocalProcessCluster.start(dir, 3, 24, "256m");
     int pairs = 30_000;
     try (SssClient client = cluster.client()) {
-      client.createTable("scanned", TableOptions.getDefaultInstance(), false);
+      client.createTable("scanned", TableSpec.defaults(), false);
       try (BulkWriter w = client.writer("scanned", PairTypes.BYTES)) {
         for (long k = 0; k < pairs; k++) {
           w.put(KeyCodec.encodeLong(k), value(k, 0));

@@ -28,12 +28,12 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
+import org.sss.client.TableStatus;
 import org.sss.client.it.LeakDetection;
 import org.sss.client.io.BulkIO;
 import org.sss.core.keys.KeyCodec;
 import org.sss.core.proto.DataType;
-import org.sss.core.proto.TableOptions;
-import org.sss.core.proto.TableInfo;
 
 /**
  * A cluster of three real server processes: a text file goes in through {@link BulkIO#load},
@@ -125,9 +125,9 @@ class MultiProcessClusterTest {
       long loaded = BulkIO.load(client, "text", input, progress::addAndGet);
       assertEquals(LINES, loaded);
       assertEquals(LINES, client.count("text"));
-      TableOptions o = client.tableStats("text").getOptions();
-      assertEquals(List.of(DataType.LONG, DataType.STRING, false), List.of(o.getKeyType(), o.getValueType(),
-          o.getMultiValued()));
+      TableSpec o = client.tableStats("text").spec();
+      assertEquals(List.of(DataType.LONG, DataType.STRING, false), List.of(o.types().key(), o.types().value(),
+          o.multiValued()));
     }
     assertEquals(0, progress.get(), "the nodes read the file: the client sent nothing");
   }
@@ -181,10 +181,10 @@ class MultiProcessClusterTest {
     Path out = work.resolve("dump-2.txt");
     try (SssClient client = cluster.client()) {
       assertEquals(LINES, client.count("text"));
-      TableInfo info = client.tableStats("text");
-      assertEquals(List.of(DataType.LONG, DataType.STRING), List.of(info.getOptions().getKeyType(),
-          info.getOptions().getValueType()));
-      assertEquals(List.of("crlf", "text"), client.listTables().stream().map(TableInfo::getName).toList());
+      TableStatus info = client.tableStats("text");
+      assertEquals(List.of(DataType.LONG, DataType.STRING), List.of(info.spec().types().key(),
+          info.spec().types().value()));
+      assertEquals(List.of("crlf", "text"), client.listTables().stream().map(TableStatus::name).toList());
       Optional<byte[]> longLine = client.get("text", KeyCodec.encodeLong(line1000));
       assertArrayEquals("x".repeat(10_000).getBytes(StandardCharsets.UTF_8), longLine.orElseThrow());
       assertTrue(client.get("text", KeyCodec.encodeLong(line1000 + 1)).isEmpty(), "no line starts there");

@@ -39,7 +39,7 @@ class NodeIdCheckTest {
         SssException e = assertThrows(SssException.class, wrong::ping);
         assertTrue(e.getMessage().contains("is node 1") && e.getMessage().contains("not node 0"), e.getMessage());
         // a second attempt on the same client is refused the same way (no half-open connection kept)
-        SssException again = assertThrows(SssException.class, () -> wrong.channels().get(0));
+        SssException again = assertThrows(SssException.class, () -> wrong.ping(0));
         assertTrue(again.getMessage().contains("not node 0"), again.getMessage());
       }
       NodeControl c = new NodeControl(swapped, 0, work.resolve("n1"));

@@ -12,14 +12,14 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sss.client.BulkWriter;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
+import org.sss.client.TableStatus;
 import org.sss.client.job.Job;
 import org.sss.client.job.RunningJob;
 import org.sss.client.job.TestJobs;
 import org.sss.core.api.Serdes;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.DataType;
-import org.sss.core.proto.TableInfo;
-import org.sss.core.proto.TableOptions;
 
 /** A cluster stop while a job runs: the job fails promptly, saying why; nothing is left behind. */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
@@ -32,7 +32,7 @@ class StopDuringJobTest {
     Path dir = work.resolve("c");
     LocalProcessCluster cluster = LocalProcessCluster.start(dir, 2, 0, "256m");
     try (SssClient client = cluster.client()) {
-      client.createTable("rows", TableOptions.newBuilder().setKeyType(DataType.LONG).setValueType(DataType.STRING).build(), false);
+      client.createTable("rows", TableSpec.of(PairTypes.of(DataType.LONG, DataType.STRING)), false);
       try (BulkWriter w = client.writer("rows", PairTypes.of(DataType.LONG, DataType.STRING))) {
         for (long i = 1; i <= 20_000; i++) {
           w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
@@ -54,8 +54,8 @@ class StopDuringJobTest {
     cluster = LocalProcessCluster.start(dir, 0, 0, null);
     try (SssClient client = cluster.client()) {
       assertEquals(20_000, client.count("rows"));
-      for (TableInfo t : client.listTables()) {
-        assertTrue(t.getName().equals("rows"), "left behind: " + t.getName());
+      for (TableStatus t : client.listTables()) {
+        assertTrue(t.name().equals("rows"), "left behind: " + t.name());
       }
     } finally {
       cluster.stopAll();

@@ -14,13 +14,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
 import org.sss.core.api.Pair;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.NodeAddress;
 import org.sss.core.keys.KeyCodec;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.DataType;
-import org.sss.core.proto.TableOptions;
 
 /**
  * Acknowledged writes to tables without a WAL survive a stop: StopNode flushes, then
@@ -34,9 +34,8 @@ class StopNodeTest {
   @TempDir
   Path work;
 
-  static TableOptions noWal(boolean bulk) {
-    return TableOptions.newBuilder().setKeyType(DataType.LONG).setValueType(DataType.STRING)
-        .setDisableWal(true).setDisableAutoCompaction(bulk).build();
+  static TableSpec noWal(boolean bulk) {
+    return TableSpec.of(PairTypes.of(DataType.LONG, DataType.STRING)).writeAheadLog(false).autoCompaction(!bulk);
   }
 
   /** A writer of synchronous batches that records what was acknowledged, until its first failure. */

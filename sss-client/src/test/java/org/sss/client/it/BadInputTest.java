@@ -39,7 +39,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
 import org.sss.client.TableScan;
+import org.sss.client.TableSpec;
 import org.sss.client.cluster.SssCluster;
+import org.sss.client.internal.ClientInternals;
 import org.sss.client.it.RawWire.RawFrame;
 import org.sss.core.api.Pair;
 import org.sss.core.cluster.ClusterSpec;
@@ -96,7 +98,7 @@ class BadInputTest {
     silent = RawWire.connect(node0);
     silentSince = System.nanoTime();
     wellBehaved = cluster.client();
-    wellBehaved.createTable(DATA, TableOptions.getDefaultInstance(), false);
+    wellBehaved.createTable(DATA, TableSpec.defaults(), false);
     data = TestPairs.randomPairs(99, 3_000);
     TestPairs.load(wellBehaved, DATA, data);
     wellBehaved.ping();
@@ -366,7 +368,7 @@ class BadInputTest {
     String jobId = "ownercheck01";
     String table = "sss-tmp-" + jobId + "-0";
     for (int n = 0; n < spec.nodeCount(); n++) {
-      org.sss.client.internal.NodeChannels.await(wellBehaved.channels().get(n).call(Request.newBuilder()
+      org.sss.client.internal.NodeChannels.await(ClientInternals.channels(wellBehaved).get(n).call(Request.newBuilder()
           .setCreateTable(org.sss.core.proto.CreateTable.newBuilder().setTable(table).setJobId(jobId)
               .setOptions(TableOptions.newBuilder().setMultiValued(true)))), PROMPTLY).release();
     }
@@ -375,7 +377,7 @@ class BadInputTest {
     org.sss.core.transport.PairBlock.write(body, org.sss.core.keys.StoredKeys.storedKey(foreign, new byte[] {1}),
         new byte[] {2});
     SssException e = assertThrows(SssException.class, () -> org.sss.client.internal.NodeChannels.await(
-        wellBehaved.channels().get(0).call(Request.newBuilder().setShuffleBatch(org.sss.core.proto.ShuffleBatch
+        ClientInternals.channels(wellBehaved).get(0).call(Request.newBuilder().setShuffleBatch(org.sss.core.proto.ShuffleBatch
             .newBuilder().setJobId(jobId).setTable(table).setPairCount(1).setSourceNode(1)), body), PROMPTLY));
     assertEquals(ErrorCode.BAD_REQUEST, e.code());
     assertTrue(e.getMessage().contains("partition " + foreign + ", of which this node holds no copy"), e.getMessage());
@@ -393,7 +395,7 @@ class BadInputTest {
     String jobId = "uniqcheck01";
     String table = "sss-tmp-" + jobId + "-0";
     for (int n = 0; n < spec.nodeCount(); n++) {
-      org.sss.client.internal.NodeChannels.await(wellBehaved.channels().get(n).call(Request.newBuilder()
+      org.sss.client.internal.NodeChannels.await(ClientInternals.channels(wellBehaved).get(n).call(Request.newBuilder()
           .setCreateTable(org.sss.core.proto.CreateTable.newBuilder().setTable(table).setJobId(jobId)
               .setOptions(TableOptions.newBuilder().setMultiValued(true)))), PROMPTLY).release();
     }
@@ -408,7 +410,7 @@ class BadInputTest {
       io.netty.buffer.ByteBuf body = io.netty.buffer.Unpooled.buffer();
       org.sss.core.transport.PairBlock.write(body, badKeys[i], new byte[] {2});
       SssException e = assertThrows(SssException.class, () -> org.sss.client.internal.NodeChannels.await(
-          wellBehaved.channels().get(0).call(Request.newBuilder().setShuffleBatch(org.sss.core.proto.ShuffleBatch
+          ClientInternals.channels(wellBehaved).get(0).call(Request.newBuilder().setShuffleBatch(org.sss.core.proto.ShuffleBatch
               .newBuilder().setJobId(jobId).setTable(table).setPairCount(1).setSourceNode(1)), body), PROMPTLY));
       assertEquals(ErrorCode.BAD_REQUEST, e.code());
       assertTrue(e.getMessage().contains(expected[i]), e.getMessage());
@@ -417,7 +419,7 @@ class BadInputTest {
     io.netty.buffer.ByteBuf body = io.netty.buffer.Unpooled.buffer();
     org.sss.core.transport.PairBlock.write(body, org.sss.core.keys.StoredKeys.withUniquifier(stored, 1, 7),
         new byte[] {2});
-    org.sss.client.internal.NodeChannels.await(wellBehaved.channels().get(0).call(Request.newBuilder()
+    org.sss.client.internal.NodeChannels.await(ClientInternals.channels(wellBehaved).get(0).call(Request.newBuilder()
         .setShuffleBatch(org.sss.core.proto.ShuffleBatch.newBuilder().setJobId(jobId).setTable(table)
             .setPairCount(1).setSourceNode(1)), body), PROMPTLY).release();
     assertEquals(1, wellBehaved.count(table));
@@ -643,7 +645,7 @@ class BadInputTest {
       });
       assertEquals(data.size(), c.count(DATA));
       TestPairs.assertValues(c, DATA, data, TestPairs.sampleKeys(data, 11));
-      assertFalse(c.listTables().stream().anyMatch(t -> t.getName().equals("nope")));
+      assertFalse(c.listTables().stream().anyMatch(t -> t.name().equals("nope")));
     }
   }
 
@@ -659,7 +661,7 @@ class BadInputTest {
              socket);
          SssClient before = SssClient.connect(small);
          SssClient c = SssClient.connect(small)) {
-      before.createTable("t", TableOptions.getDefaultInstance(), false);
+      before.createTable("t", TableSpec.defaults(), false);
       NavigableMap<byte[], byte[]> loaded = TestPairs.randomPairs(5, 500);
       TestPairs.load(before, "t", loaded);
       before.ping();

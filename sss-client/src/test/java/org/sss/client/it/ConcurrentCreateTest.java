@@ -7,10 +7,11 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
+import org.sss.client.TableStatus;
 import org.sss.client.cluster.SssCluster;
+import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.DataType;
-import org.sss.core.proto.TableInfo;
-import org.sss.core.proto.TableOptions;
 
 /**
  * Two clients creating one name at once with other types: however their requests interleave
@@ -19,10 +20,8 @@ import org.sss.core.proto.TableOptions;
  * and only that (the nodes say which creates made the table).
  */
 class ConcurrentCreateTest {
-  private static final TableOptions LONG_STRING = TableOptions.newBuilder().setKeyType(DataType.LONG)
-      .setValueType(DataType.STRING).build();
-  private static final TableOptions STRING_LONG = TableOptions.newBuilder().setKeyType(DataType.STRING)
-      .setValueType(DataType.LONG).build();
+  private static final TableSpec LONG_STRING = TableSpec.of(PairTypes.of(DataType.LONG, DataType.STRING));
+  private static final TableSpec STRING_LONG = TableSpec.of(PairTypes.of(DataType.STRING, DataType.LONG));
 
   @Test
   void racingCreatesOfOtherTypes_leaveAWholeTableOrNone() throws Exception {
@@ -36,16 +35,16 @@ class ConcurrentCreateTest {
         boolean madeA = first.get();
         boolean madeB = second.get();
         assertTrue(!(madeA && madeB), "round " + round + ": both creates of other types succeeded");
-        List<TableInfo> found = check.listTables().stream().filter(t -> t.getName().equals(name)).toList();
+        List<TableStatus> found = check.listTables().stream().filter(t -> t.name().equals(name)).toList();
         if (madeA || madeB) {
           assertEquals(1, found.size(), "round " + round);
-          assertEquals(0, found.get(0).getMissingOnCount(), "round " + round + ": made on some nodes only: " + found);
-          TableOptions o = found.get(0).getOptions();
-          assertEquals(madeA ? DataType.LONG : DataType.STRING, o.getKeyType(), "round " + round + ": the winner's types");
+          assertEquals(0, found.get(0).missingOn().size(), "round " + round + ": made on some nodes only: " + found);
+          TableSpec o = found.get(0).spec();
+          assertEquals(madeA ? DataType.LONG : DataType.STRING, o.types().key(), "round " + round + ": the winner's types");
           whole++;
         } else if (!found.isEmpty()) {
           // neither succeeded: a leftover must at least be whole and of one contract, and is dropped by the user
-          assertEquals(0, found.get(0).getMissingOnCount(), "round " + round + ": neither create succeeded, yet "
+          assertEquals(0, found.get(0).missingOn().size(), "round " + round + ": neither create succeeded, yet "
               + "the table is on some nodes only: " + found);
         }
         check.dropTable(name, true);
@@ -54,7 +53,7 @@ class ConcurrentCreateTest {
     }
   }
 
-  private static boolean created(SssClient client, String name, TableOptions options) {
+  private static boolean created(SssClient client, String name, TableSpec options) {
     try {
       client.createTable(name, options, false);
       return true;

@@ -19,12 +19,12 @@ import org.junit.jupiter.api.Timeout;
 import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
 import org.sss.client.TableScan;
+import org.sss.client.TableSpec;
 import org.sss.client.cluster.SssCluster;
 import org.sss.core.api.Pair;
 import org.sss.core.keys.KeyCodec;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.ErrorCode;
-import org.sss.core.proto.TableOptions;
 import org.sss.core.transport.SssException;
 
 /**
@@ -39,10 +39,10 @@ class DropWhileInUseTest {
          SssCluster cluster = SssCluster.embedded(1);
          SssClient admin = cluster.client();
          SssClient users = cluster.client()) {
-      admin.createTable("bystander", TableOptions.getDefaultInstance(), false);
+      admin.createTable("bystander", TableSpec.defaults(), false);
       NavigableMap<byte[], byte[]> bystander = TestPairs.randomPairs(8, 1_000);
       TestPairs.load(admin, "bystander", bystander);
-      admin.createTable("victim", TableOptions.getDefaultInstance(), false);
+      admin.createTable("victim", TableSpec.defaults(), false);
 
       AtomicBoolean stop = new AtomicBoolean();
       AtomicLong succeeded = new AtomicLong();
@@ -91,7 +91,7 @@ class DropWhileInUseTest {
       try {
         while (cycles < 200 && System.nanoTime() < deadline) {
           admin.dropTable("victim", false);
-          admin.createTable("victim", TableOptions.getDefaultInstance(), false);
+          admin.createTable("victim", TableSpec.defaults(), false);
           cycles++;
         }
       } finally {
@@ -115,7 +115,7 @@ class DropWhileInUseTest {
       TestPairs.assertValues(admin, "bystander", bystander, TestPairs.sampleKeys(bystander, 10));
       admin.put("victim", PairTypes.BYTES, KeyCodec.encodeLong(-1), new byte[] {1});
       admin.dropTable("victim", false);
-      admin.createTable("victim2", TableOptions.getDefaultInstance(), false);
+      admin.createTable("victim2", TableSpec.defaults(), false);
     }
   }
 }

@@ -29,7 +29,10 @@ import org.sss.client.BulkWriter;
 import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
 import org.sss.client.TableScan;
+import org.sss.client.TableSpec;
+import org.sss.client.TableStatus;
 import org.sss.client.cluster.SssCluster;
+import org.sss.client.internal.ClientInternals;
 import org.sss.client.internal.NodeChannels;
 import org.sss.core.api.Pair;
 import org.sss.core.keys.KeyCodec;
@@ -42,8 +45,6 @@ import org.sss.core.proto.Response;
 import org.sss.core.proto.ScanClose;
 import org.sss.core.proto.ScanNext;
 import org.sss.core.proto.ScanOpen;
-import org.sss.core.proto.TableInfo;
-import org.sss.core.proto.TableOptions;
 import org.sss.core.transport.Connection;
 import org.sss.core.transport.Frame;
 import org.sss.core.transport.SssException;
@@ -71,7 +72,7 @@ abstract class EmbeddedClusterContract {
     leakDetection = LeakDetection.sampled();
     cluster = SssCluster.embedded(nodes());
     client = cluster.client();
-    client.createTable(TABLE, TableOptions.getDefaultInstance(), false);
+    client.createTable(TABLE, TableSpec.defaults(), false);
     reference = TestPairs.randomPairs(42 + nodes(), PAIRS);
     assertEquals(PAIRS, TestPairs.load(client, TABLE, reference));
   }
@@ -154,7 +155,7 @@ abstract class EmbeddedClusterContract {
   @Test
   void delete_someKeys_areGoneAndOthersRemain() {
     String table = "delete-test";
-    client.createTable(table, TableOptions.getDefaultInstance(), false);
+    client.createTable(table, TableSpec.defaults(), false);
     NavigableMap<byte[], byte[]> pairs = TestPairs.randomPairs(3, 5_000);
     TestPairs.load(client, table, pairs);
     List<byte[]> doomed = TestPairs.sampleKeys(pairs, 4);
@@ -221,8 +222,7 @@ abstract class EmbeddedClusterContract {
   @Test
   void prefixScan_stringKeys_returnsExactlyTheKeysWithThatPrefix() {
     String table = "prefix-test";
-    client.createTable(table, TableOptions.newBuilder().setKeyType(DataType.STRING)
-        .setValueType(DataType.STRING).build(), false);
+    client.createTable(table, TableSpec.of(PairTypes.of(DataType.STRING, DataType.STRING)), false);
     List<String> keys = new ArrayList<>();
     for (String group : List.of("apple", "app", "apply", "b", "ap", "app\u0000x", "appé", "zz")) {
       keys.add(group);
@@ -289,51 +289,51 @@ abstract class EmbeddedClusterContract {
 
   @Test
   void listTablesAndTableStats_reportTablesWithTheirOptions() {
-    TableOptions zstd = TableOptions.newBuilder().setCompression(Compression.ZSTD).setDisableWal(true)
-        .setKeyType(DataType.LONG).setValueType(DataType.STRING).build();
+    TableSpec zstd = TableSpec.of(PairTypes.of(DataType.LONG, DataType.STRING))
+        .compression(TableSpec.Compression.ZSTD).writeAheadLog(false);
     client.createTable("stats-a", zstd, false);
-    client.createTable("stats-b", TableOptions.getDefaultInstance(), false);
-    client.putAll("stats-a", PairTypes.of(zstd), List.of(new Pair(KeyCodec.encodeLong(1), "one".getBytes(StandardCharsets.UTF_8)),
+    client.createTable("stats-b", TableSpec.defaults(), false);
+    client.putAll("stats-a", zstd.types(), List.of(new Pair(KeyCodec.encodeLong(1), "one".getBytes(StandardCharsets.UTF_8)),
         new Pair(KeyCodec.encodeLong(2), "two".getBytes(StandardCharsets.UTF_8))));
 
-    List<TableInfo> tables = client.listTables();
-    List<String> names = tables.stream().map(TableInfo::getName).toList();
+    List<TableStatus> tables = client.listTables();
+    List<String> names = tables.stream().map(TableStatus::name).toList();
     assertTrue(names.containsAll(List.of(TABLE, "stats-a", "stats-b")), names.toString());
     List<String> sorted = new ArrayList<>(names);
     sorted.sort(null);
     assertEquals(sorted, names, "sorted by name");
     assertEquals(names.size(), new HashSet<>(names).size(), "each table once, summed over nodes");
 
-    TableInfo a = client.tableStats("stats-a");
-    assertEquals("stats-a", a.getName());
-    assertEquals(zstd, a.getOptions());
-    TableInfo big = client.tableStats(TABLE);
-    assertEquals(TableOptions.getDefaultInstance(), big.getOptions());
+    TableStatus a = client.tableStats("stats-a");
+    assertEquals("stats-a", a.name());
+    assertEquals(zstd, a.spec());
+    TableStatus big = client.tableStats(TABLE);
+    assertEquals(TableSpec.defaults(), big.spec());
     // pairs is RocksDB's estimate: within a factor of two of the truth
-    assertTrue(big.getPairs() > PAIRS / 2 && big.getPairs() < PAIRS * 2, "estimate " + big.getPairs());
-    assertTrue(big.getBytes() > 0);
-    TableInfo listedBig = tables.stream().filter(t -> t.getName().equals(TABLE)).findFirst().orElseThrow();
-    assertEquals(big.getOptions(), listedBig.getOptions());
+    assertTrue(big.pairs() > PAIRS / 2 && big.pairs() < PAIRS * 2, "estimate " + big.pairs());
+    assertTrue(big.bytes() > 0);
+    TableStatus listedBig = tables.stream().filter(t -> t.name().equals(TABLE)).findFirst().orElseThrow();
+    assertEquals(big.spec(), listedBig.spec());
 
     client.dropTable("stats-a", false);
     client.dropTable("stats-b", false);
-    List<String> after = client.listTables().stream().map(TableInfo::getName).toList();
+    List<String> after = client.listTables().stream().map(TableStatus::name).toList();
     assertFalse(after.contains("stats-a"));
     assertFalse(after.contains("stats-b"));
   }
 
   @Test
   void createTable_existingName_failsWithTableExistsUnlessIfAbsent() {
-    assertCode(ErrorCode.TABLE_EXISTS, () -> client.createTable(TABLE, TableOptions.getDefaultInstance(), false));
-    client.createTable(TABLE, TableOptions.getDefaultInstance(), true);
+    assertCode(ErrorCode.TABLE_EXISTS, () -> client.createTable(TABLE, TableSpec.defaults(), false));
+    client.createTable(TABLE, TableSpec.defaults(), true);
     assertEquals(PAIRS, client.count(TABLE), "create if-absent leaves the data alone");
-    assertCode(ErrorCode.BAD_REQUEST, () -> client.createTable("no spaces allowed", TableOptions.getDefaultInstance(), false));
+    assertCode(ErrorCode.BAD_REQUEST, () -> client.createTable("no spaces allowed", TableSpec.defaults(), false));
   }
 
   @Test
   void dropTable_thenEveryOperationFailsWithNoSuchTable_andTheNameCanBeReused() {
     String table = "drop-test";
-    client.createTable(table, TableOptions.getDefaultInstance(), false);
+    client.createTable(table, TableSpec.defaults(), false);
     NavigableMap<byte[], byte[]> pairs = TestPairs.randomPairs(11, 2_000);
     TestPairs.load(client, table, pairs);
     assertTrue(client.dropTable(table, false));
@@ -366,11 +366,11 @@ abstract class EmbeddedClusterContract {
     });
     assertCode(ErrorCode.NO_SUCH_TABLE, () -> client.dropTable(table, false));
     assertFalse(client.dropTable(table, true));
-    assertFalse(client.listTables().stream().anyMatch(t -> t.getName().equals(table)));
+    assertFalse(client.listTables().stream().anyMatch(t -> t.name().equals(table)));
 
     // the same client keeps working, and the name can be reused for a new, empty table
     assertEquals(PAIRS, client.count(TABLE));
-    client.createTable(table, TableOptions.getDefaultInstance(), false);
+    client.createTable(table, TableSpec.defaults(), false);
     assertEquals(0, client.count(table));
     assertTrue(client.get(table, key).isEmpty());
     try (TableScan s = client.scan(table, ScanOptions.inKeyOrder())) {
@@ -382,7 +382,7 @@ abstract class EmbeddedClusterContract {
   @Test
   void scan_tableMuchLargerThanTheChunk_completesInOrderAndUnordered() {
     String table = "large-scan";
-    client.createTable(table, TableOptions.getDefaultInstance(), false);
+    client.createTable(table, TableSpec.defaults(), false);
     int n = 200_000;
     byte[] value = new byte[100];
     try (BulkWriter w = client.writer(table, PairTypes.BYTES)) {
@@ -449,12 +449,12 @@ abstract class EmbeddedClusterContract {
 
   /** Opens a one-pair-per-chunk scan on {@code node}'s connection and returns its cursor. */
   static long openProbe(SssClient c, int node) {
-    Frame<Response> r = NodeChannels.await(c.channels().get(node).call(Request.newBuilder().setScanOpen(
+    Frame<Response> r = NodeChannels.await(ClientInternals.channels(c).get(node).call(Request.newBuilder().setScanOpen(
         ScanOpen.newBuilder().setTable(TABLE).setChunkBytes(1))), Duration.ofSeconds(30));
     r.release();
     assertFalse(r.header().getScan().getDone());
     long id = r.header().getScan().getCursor();
-    NodeChannels.await(c.channels().get(node).call(Request.newBuilder().setScanClose(
+    NodeChannels.await(ClientInternals.channels(c).get(node).call(Request.newBuilder().setScanClose(
         ScanClose.newBuilder().setCursor(id))), Duration.ofSeconds(30)).release();
     return id;
   }
@@ -481,7 +481,7 @@ abstract class EmbeddedClusterContract {
       // all) and never read a leaked cursor to its end.
       for (int n = 0; n < nodes(); n++) {
         long after = openProbe(c, n);
-        Connection conn = c.channels().get(n);
+        Connection conn = ClientInternals.channels(c).get(n);
         List<Long> stillOpen = new ArrayList<>();
         for (long id = before[n] + 1; id < after; id++) {
           stillOpen.add(id);
@@ -511,7 +511,7 @@ abstract class EmbeddedClusterContract {
   @Test
   void scan_tableDroppedWhileScanning_endsOrFailsCleanly_andTheServerKeepsServing() {
     String table = "drop-while-scanning";
-    client.createTable(table, TableOptions.getDefaultInstance(), false);
+    client.createTable(table, TableSpec.defaults(), false);
     NavigableMap<byte[], byte[]> pairs = TestPairs.randomPairs(5, 20_000);
     TestPairs.load(client, table, pairs);
     long n = 0;
@@ -540,7 +540,7 @@ abstract class EmbeddedClusterContract {
   @Test
   void emptyTable_countIsZeroAndScansReturnNothing() {
     String table = "empty";
-    client.createTable(table, TableOptions.getDefaultInstance(), false);
+    client.createTable(table, TableSpec.defaults(), false);
     assertEquals(0, client.count(table));
     for (ScanOptions o : List.of(ScanOptions.inKeyOrder(), ScanOptions.anyOrder(),
         ScanOptions.inKeyOrder().withLimit(3))) {

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
 import org.sss.client.SssClient;
+import org.sss.client.internal.ClientInternals;
 import org.sss.client.internal.NodeChannels;
 import org.sss.core.api.Serdes;
 import org.sss.core.cluster.ClusterSpec;
@@ -36,7 +37,7 @@ final class EveryCopy {
       }
       for (int node : spec.placement().replicasOf(p)) {
         Map<Long, V> held = new TreeMap<>();
-        var c = client.channels().get(node);
+        var c = ClientInternals.channels(client).get(node);
         var r = NodeChannels.await(c.call(Request.newBuilder().setScanOpen(ScanOpen.newBuilder().setTable(table)
             .addPartitions(p).setStandIn(true).setChunkBytes(1 << 20))), SssClient.DEFAULT_TIMEOUT);
         while (true) {

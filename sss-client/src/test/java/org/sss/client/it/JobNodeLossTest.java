@@ -24,9 +24,7 @@ import org.sss.core.api.Mapper;
 import org.sss.core.api.Pair;
 import org.sss.core.api.TaskContext;
 import org.sss.core.cluster.ClusterSpec;
-import org.sss.core.cluster.InSyncCopies;
 import org.sss.core.api.Serdes;
-import org.sss.core.keys.PairTypes;
 
 /**
  * A node killed (kill -9) while a job maps and a bulk load writes, on three server processes
@@ -55,7 +53,7 @@ class JobNodeLossTest {
       Path gate = Files.createDirectories(dir.resolve("gate"));
       try (SssClient client = SssClient.connect(spec)) {
         client.createTable("rows", BulkIO.textTable(), false);
-        try (BulkWriter w = client.writer("rows", PairTypes.of(BulkIO.textTable()))) {
+        try (BulkWriter w = client.writer("rows", BulkIO.textTable().types())) {
           for (long i = 1; i <= ROWS; i++) {
             w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
             expected.merge(i % GROUPS, 1L, Long::sum);
@@ -67,7 +65,7 @@ class JobNodeLossTest {
         java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
         java.util.concurrent.CompletableFuture<Long> load = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
           try (SssClient loader = SssClient.connect(spec);
-               BulkWriter w = loader.writer("loaded", PairTypes.of(BulkIO.textTable()), 64 << 10, 4)) {
+               BulkWriter w = loader.writer("loaded", BulkIO.textTable().types(), 64 << 10, 4)) {
             long i = 0;
             while (!stopLoading.get()) {
               i++;
@@ -143,7 +141,7 @@ class JobNodeLossTest {
       cluster = LocalProcessCluster.start(dir, 0, 0, "512m"); // node 1 back: it catches up
       try (SssClient client = SssClient.connect(spec)) {
         long deadline = System.nanoTime() + 90_000_000_000L;
-        while (!InSyncCopies.whole(client.view().getView())) {
+        while (!client.view().whole()) {
           assertTrue(System.nanoTime() < deadline, "node 1 did not catch up within 90 s: " + client.view());
           Thread.sleep(200);
         }

@@ -14,11 +14,11 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.NodeAddress;
 import org.sss.core.keys.KeyCodec;
 import org.sss.core.keys.PairTypes;
-import org.sss.core.proto.TableOptions;
 import org.sss.server.NodeConfig;
 import org.sss.server.NodeListener;
 import org.sss.server.SssServer;
@@ -43,7 +43,7 @@ class QueuedRequestsBoundTest {
     List<SssClient> clients = new ArrayList<>();
     try (SssServer server = SssServer.start(config, socket)) {
       try (SssClient admin = SssClient.connect(spec)) {
-        admin.createTable("t", TableOptions.getDefaultInstance(), false);
+        admin.createTable("t", TableSpec.defaults(), false);
       }
       List<Future<?>> done = new ArrayList<>();
       for (int c = 0; c < CLIENTS; c++) {

@@ -13,11 +13,14 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sss.client.BulkWriter;
+import org.sss.client.MembershipView;
 import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
-
 import org.sss.client.TableScan;
+import org.sss.client.TableStatus;
 import org.sss.client.cluster.LocalProcessCluster;
+import org.sss.client.internal.ClientInternals;
+import org.sss.client.internal.WireTypes;
 import org.sss.client.io.BulkIO;
 import org.sss.client.job.Job;
 import org.sss.client.job.TestJobs;
@@ -25,8 +28,6 @@ import org.sss.core.api.Pair;
 import org.sss.core.api.Serdes;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.ReplicaPlacement;
-import org.sss.core.keys.PairTypes;
-import org.sss.core.proto.TableInfo;
 import org.sss.core.transport.SssException;
 
 /**
@@ -51,7 +52,7 @@ class ReplicationTest {
       Map<Long, String> rows = new TreeMap<>();
       try (SssClient client = SssClient.connect(spec)) {
         client.createTable("rows", BulkIO.textTable(), false);
-        try (BulkWriter w = client.writer("rows", PairTypes.of(BulkIO.textTable()))) {
+        try (BulkWriter w = client.writer("rows", BulkIO.textTable().types())) {
           for (long i = 1; i <= ROWS; i++) {
             w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
             rows.put(i, "row " + i);
@@ -64,7 +65,7 @@ class ReplicationTest {
           more.add(new Pair(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("more " + i)));
           rows.put(i, "more " + i);
         }
-        client.putAll("rows", PairTypes.of(BulkIO.textTable()), more);
+        client.putAll("rows", BulkIO.textTable().types(), more);
         client.delete("rows", List.of(Serdes.LONG.encodeKey(7L)));
         rows.remove(7L);
         client.submit(Job.named("mod").input("rows", Serdes.LONG, Serdes.STRING)
@@ -77,11 +78,11 @@ class ReplicationTest {
       rows.keySet().forEach(k -> mod.merge(k % 10, 1L, Long::sum));
 
       try (SssClient client = SssClient.connect(spec)) {
-        awaitView(client, v -> org.sss.core.cluster.InSyncCopies.whole(v), "all three up");
+        awaitView(client, MembershipView::whole, "all three up");
       }
       cluster.kill(1);
       try (SssClient client = SssClient.connect(spec)) {
-        awaitView(client, v -> v.getOutList().equals(List.of(1)) && v.getDownCount() == 0,
+        awaitView(client, v -> v.out().equals(List.of(1)) && v.down().isEmpty(),
             "the survivors decide node 1 down, then out of the in-sync copies");
       }
       List<byte[]> sample = new ArrayList<>();
@@ -112,7 +113,7 @@ class ReplicationTest {
         assertMultiGet(rows, sample, client.multiGet("rows", sample));
         assertEquals(mod, scanLongs(client, "mod"), "a job's output has its copies too");
         assertEquals(10, client.count("mod"));
-        List<String> names = client.listTables().stream().map(TableInfo::getName).toList();
+        List<String> names = client.listTables().stream().map(TableStatus::name).toList();
         assertTrue(names.containsAll(List.of("rows", "mod")), names.toString());
 
         // creating and dropping are all or nothing: with node 1 down, neither touches any node
@@ -123,14 +124,14 @@ class ReplicationTest {
         SssException drop = assertThrows(SssException.class, () -> client.dropTable("mod", false));
         assertTrue(drop.getMessage().contains("nothing was dropped"), drop.getMessage());
         assertEquals(10, client.count("mod"), "the refused drop dropped nothing");
-        assertEquals(List.of("mod", "rows"), client.listTables().stream().map(TableInfo::getName)
+        assertEquals(List.of("mod", "rows"), client.listTables().stream().map(TableStatus::name)
             .filter(n -> !n.startsWith("sss-")).sorted().toList(), "the refused create made nothing");
-        assertTrue(client.listTables().stream().allMatch(t -> t.getMissingOnCount() == 0));
+        assertTrue(client.listTables().stream().allMatch(t -> t.missingOn().isEmpty()));
 
         // writes go on without node 1: to the copies in sync, the other copy of each of its partitions
         ReplicaPlacement placement = spec.placement();
         long onNode1 = firstKey(spec, placement, true);
-        client.put("rows", PairTypes.of(BulkIO.textTable()), Serdes.LONG.encodeKey(onNode1),
+        client.put("rows", BulkIO.textTable().types(), Serdes.LONG.encodeKey(onNode1),
             Serdes.STRING.encodeValue("changed"));
         rows.put(onNode1, "changed");
         client.delete("rows", List.of(Serdes.LONG.encodeKey(1L), Serdes.LONG.encodeKey(2L)));
@@ -141,8 +142,8 @@ class ReplicationTest {
           whileOut.add(new Pair(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("while out " + i)));
           rows.put(i, "while out " + i);
         }
-        client.putAll("rows", PairTypes.of(BulkIO.textTable()), whileOut);
-        try (BulkWriter w = client.writer("rows", PairTypes.of(BulkIO.textTable()))) {
+        client.putAll("rows", BulkIO.textTable().types(), whileOut);
+        try (BulkWriter w = client.writer("rows", BulkIO.textTable().types())) {
           for (long i = 100; i < 600; i++) {
             w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("bulk while out " + i));
             rows.put(i, "bulk while out " + i);
@@ -155,7 +156,7 @@ class ReplicationTest {
       // while a client keeps writing, and is decided up; then every copy holds exactly the model
       long outEpoch;
       try (SssClient client = SssClient.connect(spec)) {
-        outEpoch = client.view().getView().getEpoch();
+        outEpoch = client.view().epoch();
       }
       cluster = LocalProcessCluster.start(dir, 0, 0, "512m");
       try (SssClient client = SssClient.connect(spec); SssClient writer = SssClient.connect(spec)) {
@@ -172,7 +173,7 @@ class ReplicationTest {
               applied.put(k, "live " + round + "/" + j);
             }
             applied.forEach((k, v) -> batch.add(new Pair(Serdes.LONG.encodeKey(k), Serdes.STRING.encodeValue(v))));
-            writer.putAll("rows", PairTypes.of(BulkIO.textTable()), batch);
+            writer.putAll("rows", BulkIO.textTable().types(), batch);
             long gone = 1 + random.nextInt(ROWS + 3_000);
             writer.delete("rows", List.of(Serdes.LONG.encodeKey(gone)));
             synchronized (rows) {
@@ -181,10 +182,10 @@ class ReplicationTest {
             }
           }
         });
-        awaitView(client, v -> org.sss.core.cluster.InSyncCopies.whole(v), "node 1 caught up and decided up");
+        awaitView(client, MembershipView::whole, "node 1 caught up and decided up");
         // two decisions, joining then up: a node just back is not decided out again for the
         // silence it kept while it was dead
-        assertEquals(outEpoch + 2, client.view().getView().getEpoch(), "node 1 caught up in one go");
+        assertEquals(outEpoch + 2, client.view().epoch(), "node 1 caught up in one go");
         int at = rounds.get();
         while (rounds.get() < at + 5 && !writes.isDone()) {
           Thread.sleep(50);
@@ -195,18 +196,18 @@ class ReplicationTest {
         assertEquals(rows.size(), client.count("rows"));
         assertEquals(rows, scanRows(client, ScanOptions.inKeyOrder()), "node 1 answers for its partitions again");
         EveryCopy.assertEveryCopy(client, spec, "rows", rows, Serdes.STRING::decodeValue);
-        assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("made-while-down")),
+        assertTrue(client.listTables().stream().noneMatch(t -> t.name().equals("made-while-down")),
             "node 1 came back without the table the refused create would have made");
         // a table one node lacks (made on two nodes by hand, as an interrupted create leaves it)
         // is listed as incomplete, naming that node
         for (int node : new int[] {0, 2}) {
-          org.sss.client.internal.NodeChannels.await(client.channels().get(node).call(
+          org.sss.client.internal.NodeChannels.await(ClientInternals.channels(client).get(node).call(
               org.sss.core.proto.Request.newBuilder().setCreateTable(org.sss.core.proto.CreateTable.newBuilder()
-                  .setTable("half").setOptions(BulkIO.textTable().toBuilder().setReplication(2)))),
+                  .setTable("half").setOptions(WireTypes.toProto(BulkIO.textTable().replication(2))))),
               SssClient.DEFAULT_TIMEOUT).release();
         }
-        TableInfo half = client.listTables().stream().filter(t -> t.getName().equals("half")).findFirst().orElseThrow();
-        assertEquals(List.of(1), half.getMissingOnList());
+        TableStatus half = client.listTables().stream().filter(t -> t.name().equals("half")).findFirst().orElseThrow();
+        assertEquals(List.of(1), half.missingOn());
         assertTrue(client.dropTable("half", false));
         cluster.kill(1);
         cluster.kill(2);
@@ -227,18 +228,18 @@ class ReplicationTest {
       ClusterSpec spec = cluster.spec();
       Map<Long, String> rows = new TreeMap<>();
       try (SssClient client = SssClient.connect(spec)) {
-        client.createTable("nowal", BulkIO.textTable().toBuilder().setDisableWal(true).build(), false);
+        client.createTable("nowal", BulkIO.textTable().writeAheadLog(false), false);
         List<Pair> pairs = new ArrayList<>();
         for (long i = 1; i <= 3_000; i++) {
           pairs.add(new Pair(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("unflushed " + i)));
           rows.put(i, "unflushed " + i);
         }
-        client.putAll("nowal", PairTypes.of(BulkIO.textTable()), pairs); // in the memtables only
-        long before = client.view().getView().getEpoch();
+        client.putAll("nowal", BulkIO.textTable().types(), pairs); // in the memtables only
+        long before = client.view().epoch();
         cluster.kill(1); // its share of the pairs is gone with its memtable
         cluster = LocalProcessCluster.start(dir, 0, 0, "512m"); // back before it is decided down
         // it serves nothing until it has left the in-sync copies (out), caught up (joining) and is up
-        awaitView(client, v -> v.getEpoch() >= before + 3 && org.sss.core.cluster.InSyncCopies.whole(v),
+        awaitView(client, v -> v.epoch() >= before + 3 && v.whole(),
             "node 1 left the in-sync copies, caught up and is up");
         assertEquals(rows.size(), client.count("nowal"));
         EveryCopy.assertEveryCopy(client, spec, "nowal", rows, Serdes.STRING::decodeValue);
@@ -257,7 +258,7 @@ class ReplicationTest {
       }
       ClusterSpec one = cluster.spec().withReplication(1, cluster.spec().locations());
       try (SssClient client = SssClient.connect(one)) {
-        SssException e = assertThrows(SssException.class, () -> client.put("t", PairTypes.of(BulkIO.textTable()),
+        SssException e = assertThrows(SssException.class, () -> client.put("t", BulkIO.textTable().types(),
             Serdes.LONG.encodeKey(1L), Serdes.STRING.encodeValue("x")));
         assertTrue(e.getMessage().contains("keeps 2 copies of each pair, but this write sends 1"), e.getMessage());
       }
@@ -267,14 +268,14 @@ class ReplicationTest {
   }
 
   /** Waits (at most 60 s) until the nodes' decided view is {@code wanted}. */
-  static void awaitView(SssClient client, java.util.function.Predicate<org.sss.core.proto.ClusterView> wanted,
+  static void awaitView(SssClient client, java.util.function.Predicate<MembershipView> wanted,
                         String what) throws InterruptedException {
     long end = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
-    org.sss.core.proto.ViewAnswer last = null;
+    MembershipView last = null;
     while (System.nanoTime() < end) {
       last = client.view();
-      assertTrue(last.getReplicated(), "a two-copy cluster has a membership");
-      if (wanted.test(last.getView()) && last.getLeader() >= 0) {
+      assertTrue(last.replicated(), "a two-copy cluster has a membership");
+      if (wanted.test(last) && last.leader() >= 0) {
         return;
       }
       Thread.sleep(200);

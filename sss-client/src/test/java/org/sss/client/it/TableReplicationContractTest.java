@@ -10,13 +10,14 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
 import org.sss.client.cluster.LocalProcessCluster;
+import org.sss.client.internal.ClientInternals;
+import org.sss.client.internal.WireTypes;
 import org.sss.client.io.BulkIO;
 import org.sss.core.api.Pair;
 import org.sss.core.api.Serdes;
 import org.sss.core.cluster.ClusterSpec;
-import org.sss.core.keys.PairTypes;
-import org.sss.core.proto.TableOptions;
 import org.sss.core.transport.SssException;
 
 /**
@@ -41,13 +42,13 @@ class TableReplicationContractTest {
   void createAskingForOtherCopiesThanTheCluster_isRefusedBeforeAnyNode() throws Exception {
     LocalProcessCluster cluster = LocalProcessCluster.start(dir, 3, 0, 2, "512m");
     try (SssClient client = SssClient.connect(cluster.spec())) {
-      TableOptions one = BulkIO.textTable().toBuilder().setReplication(1).build();
+      TableSpec one = BulkIO.textTable().replication(1);
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
           () -> client.createTable("scratch", one, false));
       assertEquals("a table keeps the cluster's replication (2), not 1", e.getMessage());
       assertTrue(client.listTables().isEmpty(), "no node got the table");
       client.createTable("scratch", BulkIO.textTable(), false);
-      client.putAll("scratch", PairTypes.of(BulkIO.textTable()), pairs(100));
+      client.putAll("scratch", BulkIO.textTable().types(), pairs(100));
       assertEquals(100, client.count("scratch"));
     } finally {
       cluster.stopAll();
@@ -67,9 +68,9 @@ class TableReplicationContractTest {
         assertTrue(refused.getMessage().contains("nothing was created"), refused.getMessage());
         // what an older client, which created node by node, left behind: the table on nodes 0 and 1, one copy
         for (int node : new int[] {0, 1}) {
-          org.sss.client.internal.NodeChannels.await(old.channels().get(node).call(org.sss.core.proto.Request
+          org.sss.client.internal.NodeChannels.await(ClientInternals.channels(old).get(node).call(org.sss.core.proto.Request
               .newBuilder().setCreateTable(org.sss.core.proto.CreateTable.newBuilder().setTable("t")
-                  .setOptions(BulkIO.textTable()))), SssClient.DEFAULT_TIMEOUT).release();
+                  .setOptions(WireTypes.toProto(BulkIO.textTable())))), SssClient.DEFAULT_TIMEOUT).release();
         }
       }
       cluster = LocalProcessCluster.start(dir, 0, 0, "512m"); // node 2 back

@@ -18,7 +18,6 @@ import org.sss.client.BulkWriter;
 import org.sss.client.SssClient;
 import org.sss.core.api.Pair;
 import org.sss.core.keys.KeyCodec;
-import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.transport.SssException;
 
@@ -50,7 +49,7 @@ public final class TestPairs {
 
   /** Loads pairs through a {@link BulkWriter}; returns the pairs the writer saw acknowledged. */
   public static long load(SssClient client, String table, Map<byte[], byte[]> pairs) {
-    try (BulkWriter w = client.writer(table, PairTypes.of(client.tableStats(table).getOptions()))) {
+    try (BulkWriter w = client.writer(table, client.tableStats(table).spec().types())) {
       for (Map.Entry<byte[], byte[]> e : pairs.entrySet()) {
         w.put(e.getKey(), e.getValue());
       }

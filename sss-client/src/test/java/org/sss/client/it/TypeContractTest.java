@@ -20,8 +20,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sss.client.BulkWriter;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
 import org.sss.client.cluster.SssCluster;
+import org.sss.client.internal.ClientInternals;
 import org.sss.client.internal.NodeChannels;
+import org.sss.client.internal.WireTypes;
 import org.sss.client.io.BulkIO;
 import org.sss.client.job.Job;
 import org.sss.client.job.JobFailedException;
@@ -69,14 +72,14 @@ class TypeContractTest {
     cluster.close();
   }
 
-  private static TableOptions strings() {
-    return TableOptions.newBuilder().setKeyType(DataType.STRING).setValueType(DataType.STRING).build();
+  private static TableSpec strings() {
+    return TableSpec.of(PairTypes.of(DataType.STRING, DataType.STRING));
   }
 
   @Test
   void loadOfATextFileIntoAStringKeyedTable_isRefusedWithNothingWritten() throws Exception {
     client.createTable("names", strings(), false);
-    client.put("names", PairTypes.of(strings()), KeyCodec.encodeString("ada"), "lovelace".getBytes(StandardCharsets.UTF_8));
+    client.put("names", strings().types(), KeyCodec.encodeString("ada"), "lovelace".getBytes(StandardCharsets.UTF_8));
     Path text = dir.resolve("some.txt");
     Files.writeString(text, "one\ntwo\n");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
@@ -90,7 +93,7 @@ class TypeContractTest {
   /** A text file's lines are honestly bytes too: a long/bytes table takes them with --value bytes, and says so. */
   @Test
   void textIntoALongBytesTable_refusedWithTheWayOut_thenLoadedAsBytes() throws Exception {
-    TableOptions longBytes = TableOptions.newBuilder().setKeyType(DataType.LONG).setValueType(DataType.BYTES).build();
+    TableSpec longBytes = TableSpec.of(PairTypes.of(DataType.LONG, DataType.BYTES));
     client.createTable("raw-lines", longBytes, false);
     Path text = dir.resolve("lines.txt");
     Files.writeString(text, "alpha\nbeta\n");
@@ -111,7 +114,7 @@ class TypeContractTest {
   @Test
   void jobDeclaringOtherTypesThanItsInput_isRefusedBeforeAnyTask() {
     client.createTable("typed", strings(), false);
-    client.put("typed", PairTypes.of(strings()), KeyCodec.encodeString("k"), "v".getBytes(StandardCharsets.UTF_8));
+    client.put("typed", strings().types(), KeyCodec.encodeString("k"), "v".getBytes(StandardCharsets.UTF_8));
     Job job = Job.named("mistyped").input("typed", Serdes.LONG, Serdes.STRING)
         .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
         .output("mistyped-out").build();
@@ -119,14 +122,14 @@ class TypeContractTest {
     assertEquals(ErrorCode.BAD_REQUEST, e.code());
     assertTrue(e.getMessage().contains("stage 0 reads table 'typed', which holds key=string value=string, as key=long"),
         e.getMessage());
-    assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("mistyped-out")));
+    assertTrue(client.listTables().stream().noneMatch(t -> t.name().equals("mistyped-out")));
   }
 
   @Test
   void tableWithPairsOfOtherTypes_stillDumpsWhole_withAWarning() throws Exception {
     client.createTable("mixed", strings(), false);
-    client.put("mixed", PairTypes.of(strings()), KeyCodec.encodeString("fine"), "text".getBytes(StandardCharsets.UTF_8));
-    client.put("mixed", PairTypes.of(strings()), KeyCodec.encodeLong(7), "long-keyed".getBytes(StandardCharsets.UTF_8)); // a client that mis-encodes
+    client.put("mixed", strings().types(), KeyCodec.encodeString("fine"), "text".getBytes(StandardCharsets.UTF_8));
+    client.put("mixed", strings().types(), KeyCodec.encodeLong(7), "long-keyed".getBytes(StandardCharsets.UTF_8)); // a client that mis-encodes
     Path out = dir.resolve("mixed.txt");
     PrintStream err = System.err;
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
@@ -168,18 +171,18 @@ class TypeContractTest {
     assertRefused("put-typed", () -> client.putAll("put-typed", LONG_STRING, pairs));
     assertEquals(0, client.count("put-typed"));
     // the same client writes the declared types at once
-    client.put("put-typed", PairTypes.of(strings()), KeyCodec.encodeString("k"), "v".getBytes(StandardCharsets.UTF_8));
+    client.put("put-typed", strings().types(), KeyCodec.encodeString("k"), "v".getBytes(StandardCharsets.UTF_8));
     assertEquals(1, client.count("put-typed"));
   }
 
   @Test
   void bytesIsNotAWildcard_eitherWay() {
     client.createTable("strings-only", strings(), false);
-    client.createTable("bytes-only", TableOptions.getDefaultInstance(), false);
+    client.createTable("bytes-only", TableSpec.defaults(), false);
     byte[] key = KeyCodec.encodeString("k");
     assertRefused("strings-only", () -> client.put("strings-only", PairTypes.BYTES, key, new byte[] {1}));
     SssException e = assertThrows(SssException.class,
-        () -> client.put("bytes-only", PairTypes.of(strings()), key, new byte[] {1}));
+        () -> client.put("bytes-only", strings().types(), key, new byte[] {1}));
     assertEquals(ErrorCode.TYPE_MISMATCH, e.code());
     assertTrue(e.getMessage().contains("holds key=bytes value=bytes but this batch was written as key=string"),
         e.getMessage());
@@ -207,9 +210,9 @@ class TypeContractTest {
     String jobId = "typecheck0001";
     String table = "sss-tmp-" + jobId + "-0";
     client.createTable("stage-in", BulkIO.textTable(), false);
-    client.put("stage-in", PairTypes.of(BulkIO.textTable()), KeyCodec.encodeLong(1), "x".getBytes(StandardCharsets.UTF_8));
+    client.put("stage-in", BulkIO.textTable().types(), KeyCodec.encodeLong(1), "x".getBytes(StandardCharsets.UTF_8));
     for (int n = 0; n < client.spec().nodeCount(); n++) {
-      NodeChannels.await(client.channels().get(n).call(Request.newBuilder().setCreateTable(CreateTable.newBuilder()
+      NodeChannels.await(ClientInternals.channels(client).get(n).call(Request.newBuilder().setCreateTable(CreateTable.newBuilder()
           .setTable(table).setJobId(jobId).setOptions(TableOptions.newBuilder().setMultiValued(true)
               .setKeyType(DataType.STRING).setValueType(DataType.STRING)))), Duration.ofSeconds(10)).release();
     }
@@ -219,7 +222,7 @@ class TypeContractTest {
         .setInputKeySerde(Serdes.LONG.getClass().getName()).setInputValueSerde(Serdes.STRING.getClass().getName())
         .setOutputKeySerde(Serdes.LONG.getClass().getName()).setOutputValueSerde(Serdes.LONG.getClass().getName())
         .build();
-    SssException stage = assertThrows(SssException.class, () -> NodeChannels.await(client.channels().get(0).call(
+    SssException stage = assertThrows(SssException.class, () -> NodeChannels.await(ClientInternals.channels(client).get(0).call(
         Request.newBuilder().setRunStage(RunStage.newBuilder().setJobId(jobId).setStage(spec)), null, Duration.ZERO),
         Duration.ofSeconds(30)).release());
     assertEquals(ErrorCode.TYPE_MISMATCH, stage.code(), stage.getMessage());
@@ -229,7 +232,7 @@ class TypeContractTest {
 
     ByteBuf body = Unpooled.buffer();
     PairBlock.write(body, StoredKeys.storedKey(0, KeyCodec.encodeLong(1)), KeyCodec.encodeLong(2));
-    SssException shuffle = assertThrows(SssException.class, () -> NodeChannels.await(client.channels().get(0).call(
+    SssException shuffle = assertThrows(SssException.class, () -> NodeChannels.await(ClientInternals.channels(client).get(0).call(
         Request.newBuilder().setShuffleBatch(ShuffleBatch.newBuilder().setJobId(jobId).setTable(table)
             .setPairCount(1).setSourceNode(1).setKeyType(DataType.LONG).setValueType(DataType.LONG)), body),
         Duration.ofSeconds(10)).release());
@@ -238,9 +241,9 @@ class TypeContractTest {
     client.dropTable(table, false);
   }
 
-  private static void createOnNode(int node, String table, TableOptions options) {
-    NodeChannels.await(client.channels().get(node).call(Request.newBuilder().setCreateTable(CreateTable.newBuilder()
-        .setTable(table).setOptions(options))), Duration.ofSeconds(10)).release();
+  private static void createOnNode(int node, String table, TableSpec options) {
+    NodeChannels.await(ClientInternals.channels(client).get(node).call(Request.newBuilder().setCreateTable(CreateTable.newBuilder()
+        .setTable(table).setOptions(WireTypes.toProto(options)))), Duration.ofSeconds(10)).release();
   }
 
   private static List<Pair> stringPairs(int n) {
@@ -271,7 +274,7 @@ class TypeContractTest {
       long before = client.count("leftover");
       Throwable put = null;
       try {
-        client.putAll("leftover", PairTypes.of(strings()), stringPairs(100));
+        client.putAll("leftover", strings().types(), stringPairs(100));
       } catch (RuntimeException x) {
         put = x;
       }
@@ -285,7 +288,7 @@ class TypeContractTest {
     // the way out the message gives: drop it, create it again
     client.dropTable("leftover", false);
     client.createTable("leftover", strings(), false);
-    client.putAll("leftover", PairTypes.of(strings()), stringPairs(100));
+    client.putAll("leftover", strings().types(), stringPairs(100));
     assertEquals(100, client.count("leftover"));
   }
 
@@ -309,21 +312,23 @@ class TypeContractTest {
    */
   @Test
   void unknownTypeNumbers_areBadRequests_notInternalErrors() {
-    client.createTable("known-types", TableOptions.getDefaultInstance(), false);
+    client.createTable("known-types", TableSpec.defaults(), false);
     ByteBuf body = Unpooled.buffer();
     PairBlock.write(body, StoredKeys.storedKey(0, KeyCodec.encodeLong(1)), new byte[] {1});
     int node = client.spec().partitionMap().ownerOf(0);
-    SssException put = assertThrows(SssException.class, () -> NodeChannels.await(client.channels().get(node).call(
+    SssException put = assertThrows(SssException.class, () -> NodeChannels.await(ClientInternals.channels(client).get(node).call(
         Request.newBuilder().setPutBatch(org.sss.core.proto.PutBatch.newBuilder().setTable("known-types")
             .setPairCount(1).setKeyTypeValue(42)), body), Duration.ofSeconds(10)).release());
     assertEquals(ErrorCode.BAD_REQUEST, put.code(), put.getMessage());
     assertTrue(put.getMessage().contains("42"), put.getMessage());
     assertEquals(0, client.count("known-types"));
 
-    SssException create = assertThrows(SssException.class, () -> client.createTable("unknown-types",
-        TableOptions.newBuilder().setValueTypeValue(42).build(), false));
+    // the client's TableSpec cannot name such a type; a node refuses it from the wire all the same
+    SssException create = assertThrows(SssException.class, () -> NodeChannels.await(ClientInternals.channels(client)
+        .get(node).call(Request.newBuilder().setCreateTable(CreateTable.newBuilder().setTable("unknown-types")
+            .setOptions(TableOptions.newBuilder().setValueTypeValue(42)))), Duration.ofSeconds(10)).release());
     assertEquals(ErrorCode.BAD_REQUEST, create.code(), create.getMessage());
-    assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("unknown-types")));
+    assertTrue(client.listTables().stream().noneMatch(t -> t.name().equals("unknown-types")));
   }
 
   /**
@@ -349,11 +354,11 @@ class TypeContractTest {
    */
   @Test
   void doubleTableWithPairsOfOtherLengths_printsThemRaw_withAWarning() throws Exception {
-    TableOptions doubles = TableOptions.newBuilder().setKeyType(DataType.DOUBLE).setValueType(DataType.DOUBLE).build();
+    TableSpec doubles = TableSpec.of(PairTypes.of(DataType.DOUBLE, DataType.DOUBLE));
     client.createTable("doubles", doubles, false);
-    client.put("doubles", PairTypes.of(doubles), Serdes.DOUBLE.encodeKey(1.5), Serdes.DOUBLE.encodeValue(2.5));
+    client.put("doubles", doubles.types(), Serdes.DOUBLE.encodeKey(1.5), Serdes.DOUBLE.encodeValue(2.5));
     // a client that declares doubles and writes a string key and a 12-byte value
-    client.put("doubles", PairTypes.of(doubles), KeyCodec.encodeString("not a double"), new byte[12]);
+    client.put("doubles", doubles.types(), KeyCodec.encodeString("not a double"), new byte[12]);
     Path out = dir.resolve("doubles.txt");
     PrintStream err = System.err;
     ByteArrayOutputStream captured = new ByteArrayOutputStream();

@@ -14,7 +14,6 @@ import org.sss.core.api.Emitter;
 import org.sss.core.api.Mapper;
 import org.sss.core.api.Reducer;
 import org.sss.core.api.Serdes;
-import org.sss.core.keys.PairTypes;
 
 /**
  * The combining buffer's memory bound holds for many distinct large keys with small values, on
@@ -57,7 +56,7 @@ class CombinerMemoryTest {
     LocalProcessCluster cluster = LocalProcessCluster.start(dir, 1, 0, "384m");
     try (SssClient client = SssClient.connect(cluster.spec())) {
       client.createTable("rows", BulkIO.textTable(), false);
-      try (BulkWriter w = client.writer("rows", PairTypes.of(BulkIO.textTable()))) {
+      try (BulkWriter w = client.writer("rows", BulkIO.textTable().types())) {
         for (long i = 1; i <= ROWS; i++) {
           w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("r" + i));
         }

@@ -10,9 +10,10 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sss.client.SssClient;
+import org.sss.client.TableStatus;
 import org.sss.client.cluster.LocalProcessCluster;
 import org.sss.core.api.Serdes;
-import org.sss.core.proto.TableInfo;
+import org.sss.core.keys.PairTypes;
 
 /** kill -9 of every node right after a job committed: output and kept intermediates survive. */
 class CommitThenKillNineTest {
@@ -44,8 +45,8 @@ class CommitThenKillNineTest {
       }
       cluster = LocalProcessCluster.start(dir, 3, 0, "256m");
       try (SssClient client = SssClient.connect(cluster.spec())) {
-        for (TableInfo t : client.listTables()) {
-          assertTrue(!t.getName().startsWith("sss-tmp-"), "left behind: " + t.getName());
+        for (TableStatus t : client.listTables()) {
+          assertTrue(!t.name().startsWith("sss-tmp-"), "left behind: " + t.name());
         }
         Map<Long, Long> out = new TreeMap<>(JobCommitEdgesTest.modTenExpected(3000));
         for (long k = 100; k < 110; k++) {

@@ -121,7 +121,7 @@ abstract class DiffCase {
       problem(label + ": the output table '" + output + "' does not exist");
       return null;
     }
-    boolean multiValued = tables.options(output).getMultiValued();
+    boolean multiValued = tables.options(output).multiValued();
     if (multiValued != shape.multiValuedOutput()) {
       problem(label + ": the output table is " + (multiValued ? "" : "not ") + "multi-valued");
     }
@@ -136,7 +136,7 @@ abstract class DiffCase {
       tables.dump(output);
     } catch (IOException | RuntimeException e) {
       problem(label + ": dumping the output table as `sss dump` does failed (table declares keys "
-          + tables.options(output).getKeyType() + ", values " + tables.options(output).getValueType() + "): " + e);
+          + tables.options(output).types().key() + ", values " + tables.options(output).types().value() + "): " + e);
     }
     JobShape.Stage last = shape.last();
     PairDiff diff = new PairDiff(last.outKey(), last.outValue());

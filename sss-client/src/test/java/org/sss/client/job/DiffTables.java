@@ -10,11 +10,11 @@ import org.sss.client.BulkWriter;
 import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
 import org.sss.client.TableScan;
+import org.sss.client.TableSpec;
+import org.sss.client.TableStatus;
 import org.sss.client.io.BulkIO;
 import org.sss.core.api.Pair;
 import org.sss.core.keys.PairTypes;
-import org.sss.core.proto.TableInfo;
-import org.sss.core.proto.TableOptions;
 
 /** The table and job operations a differential case needs, on one client. */
 final class DiffTables {
@@ -28,10 +28,7 @@ final class DiffTables {
 
   /** Creates a single-valued table of the given types and writes the pairs into it. */
   void load(String table, DiffType keyType, DiffType valueType, List<Pair> pairs) {
-    client.createTable(table, TableOptions.newBuilder()
-        .setKeyType(keyType.serde.dataType())
-        .setValueType(valueType.serde.dataType())
-        .build(), false);
+    client.createTable(table, TableSpec.of(PairTypes.of(keyType.serde.dataType(), valueType.serde.dataType())), false);
     try (BulkWriter w = client.writer(table, PairTypes.of(keyType.serde, valueType.serde))) {
       for (Pair p : pairs) {
         w.put(p.key(), p.value());
@@ -46,14 +43,14 @@ final class DiffTables {
    *                               a uniquifier (pairs not written by a multi-valued shuffle)
    */
   List<Pair> scan(String table) {
-    TableOptions options = options(table);
+    TableSpec options = options(table);
     List<Pair> out = new ArrayList<>();
     int tooShort = 0;
     byte[] example = null;
     try (TableScan s = client.scan(table, ScanOptions.inKeyOrder())) {
       while (s.hasNext()) {
         Pair p = s.next();
-        if (options.getMultiValued() && p.key().length < org.sss.core.keys.StoredKeys.UNIQUIFIER_BYTES) {
+        if (options.multiValued() && p.key().length < org.sss.core.keys.StoredKeys.UNIQUIFIER_BYTES) {
           tooShort++;
           example = example == null ? p.key() : example;
         } else {
@@ -82,20 +79,20 @@ final class DiffTables {
     }
   }
 
-  TableOptions options(String table) {
-    return client.tableStats(table).getOptions();
+  TableSpec options(String table) {
+    return client.tableStats(table).spec();
   }
 
   boolean exists(String table) {
-    return client.listTables().stream().anyMatch(t -> t.getName().equals(table));
+    return client.listTables().stream().anyMatch(t -> t.name().equals(table));
   }
 
   /** Tables named like a job's intermediate tables. */
   List<String> temporaryTables() {
     List<String> out = new ArrayList<>();
-    for (TableInfo t : client.listTables()) {
-      if (t.getName().startsWith(TEMPORARY_PREFIX)) {
-        out.add(t.getName());
+    for (TableStatus t : client.listTables()) {
+      if (t.name().startsWith(TEMPORARY_PREFIX)) {
+        out.add(t.name());
       }
     }
     return out;

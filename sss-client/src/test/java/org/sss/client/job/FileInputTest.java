@@ -160,6 +160,6 @@ class FileInputTest {
         .inputText(missing).map(Mapper.Identity.class, Serdes.LONG, Serdes.STRING).output("never").build()).await());
     assertEquals(ErrorCode.NO_SUCH_FILE, e.code());
     assertTrue(e.getMessage().contains(missing.toString()), e.getMessage());
-    assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("never")));
+    assertTrue(client.listTables().stream().noneMatch(t -> t.name().equals("never")));
   }
 }

@@ -11,7 +11,6 @@ import org.sss.client.SssClient;
 import org.sss.client.cluster.LocalProcessCluster;
 import org.sss.client.io.BulkIO;
 import org.sss.core.api.Serdes;
-import org.sss.core.keys.PairTypes;
 
 /**
  * One key with more values than the server's heap could hold reduces in that server: the
@@ -41,7 +40,7 @@ class HotKeyTest {
     LocalProcessCluster cluster = LocalProcessCluster.start(dir, 1, 4, heap);
     try (SssClient client = SssClient.connect(cluster.spec())) {
       client.createTable("seed", BulkIO.textTable(), false);
-      try (BulkWriter w = client.writer("seed", PairTypes.of(BulkIO.textTable()))) {
+      try (BulkWriter w = client.writer("seed", BulkIO.textTable().types())) {
         for (long i = 0; i < rows; i++) {
           w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("x"));
         }

@@ -23,8 +23,12 @@ import org.sss.client.BulkWriter;
 import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
 import org.sss.client.TableScan;
+import org.sss.client.TableSpec;
+import org.sss.client.TableStatus;
 import org.sss.client.cluster.SssCluster;
+import org.sss.client.internal.ClientInternals;
 import org.sss.client.internal.NodeChannels;
+import org.sss.client.internal.WireTypes;
 import org.sss.client.io.BulkIO;
 import org.sss.core.api.Emitter;
 import org.sss.core.api.Mapper;
@@ -94,7 +98,7 @@ class JobCommitEdgesTest {
 
   static void loadRows(SssClient client, String table, int rows) {
     client.createTable(table, BulkIO.textTable(), false);
-    try (BulkWriter w = client.writer(table, PairTypes.of(BulkIO.textTable()))) {
+    try (BulkWriter w = client.writer(table, BulkIO.textTable().types())) {
       for (long i = 1; i <= rows; i++) {
         w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
       }
@@ -185,13 +189,12 @@ class JobCommitEdgesTest {
   void getOfAHotMultiValuedKey_mustNotKillAJobOfTheSameClient(@TempDir Path dir) throws Exception {
     try (SssCluster cluster = SssCluster.embedded(3); SssClient client = cluster.client()) {
       loadRows(client, "rows", ROWS);
-      TableOptions mv = TableOptions.newBuilder().setMultiValued(true)
-          .setKeyType(DataType.STRING).setValueType(DataType.BYTES).build();
+      TableSpec mv = TableSpec.of(PairTypes.of(DataType.STRING, DataType.BYTES)).multiValued(true);
       client.createTable("hot", mv, false);
       byte[] key = Serdes.STRING.encodeKey("hot");
       byte[] mb = new byte[1 << 20];
       for (int i = 0; i < 70; i++) {
-        client.put("hot", PairTypes.of(mv), key, mb); // 70 values of 1 MiB: 70 MiB under one key
+        client.put("hot", mv.types(), key, mb); // 70 values of 1 MiB: 70 MiB under one key
       }
       Gate gate = new Gate(dir);
       RunningJob job = client.submit(gatedModTen(gate, "bystander-out"));
@@ -222,11 +225,10 @@ class JobCommitEdgesTest {
   @Test
   void multiGet_ofAMultiValuedTable_findsWhatGetFinds() throws Exception {
     try (SssCluster cluster = SssCluster.embedded(3); SssClient client = cluster.client()) {
-      TableOptions mv = TableOptions.newBuilder().setMultiValued(true)
-          .setKeyType(DataType.STRING).setValueType(DataType.LONG).build();
+      TableSpec mv = TableSpec.of(PairTypes.of(DataType.STRING, DataType.LONG)).multiValued(true);
       client.createTable("mvget", mv, false);
       byte[] key = Serdes.STRING.encodeKey("k");
-      client.put("mvget", PairTypes.of(mv), key, Serdes.LONG.encodeValue(5L));
+      client.put("mvget", mv.types(), key, Serdes.LONG.encodeValue(5L));
       assertTrue(client.get("mvget", key).isPresent(), "get finds it");
       List<byte[]> got = client.multiGet("mvget", List.of(key));
       assertNotNull(got.get(0), "multiGet misses a key that get finds");
@@ -245,8 +247,8 @@ class JobCommitEdgesTest {
          SssClient user = cluster.client()) {
       String jobId = "abcdef012345";
       // the job's create has reached node 0 only so far
-      NodeChannels.await(jobSide.channels().get(0).call(Request.newBuilder().setCreateTable(CreateTable.newBuilder()
-          .setTable("sss-tmp-" + jobId + "-0").setJobId(jobId).setOptions(BulkIO.textTable())
+      NodeChannels.await(ClientInternals.channels(jobSide).get(0).call(Request.newBuilder().setCreateTable(CreateTable.newBuilder()
+          .setTable("sss-tmp-" + jobId + "-0").setJobId(jobId).setOptions(WireTypes.toProto(BulkIO.textTable()))
           .setCommitAs("contested").setCommitReplaces(true))), Duration.ofSeconds(10)).release();
       CompletableFuture<Void> create = CompletableFuture.runAsync(
           () -> user.createTable("contested", BulkIO.textTable(), false));
@@ -260,12 +262,12 @@ class JobCommitEdgesTest {
         }
         assertTrue(refused.getCause().getMessage().contains("being written by job"), refused.getCause().toString());
         // all or nothing: nodes 1 and 2 made the table before node 0 refused; the create took it back
-        assertTrue(user.listTables().stream().noneMatch(t -> t.getName().equals("contested")),
+        assertTrue(user.listTables().stream().noneMatch(t -> t.name().equals("contested")),
             "a refused create left 'contested' on some nodes: " + user.listTables());
       } catch (TimeoutException spinning) {
         fail("createTable('contested') did not return within 10 s while node 0 holds a job's reservation");
       } finally {
-        NodeChannels.await(jobSide.channels().get(0).call(Request.newBuilder().setAbortJob(
+        NodeChannels.await(ClientInternals.channels(jobSide).get(0).call(Request.newBuilder().setAbortJob(
             AbortJob.newBuilder().setJobId(jobId).setReason("test"))), Duration.ofSeconds(20)).release();
         try {
           create.get(30, TimeUnit.SECONDS);
@@ -353,7 +355,7 @@ class JobCommitEdgesTest {
       String out = "sss-tmp-" + jobId + "-1";
       int nodes = client.spec().nodeCount();
       for (int n = 0; n < nodes; n++) {
-        NodeChannels.await(client.channels().get(n).call(Request.newBuilder().setCreateTable(CreateTable.newBuilder()
+        NodeChannels.await(ClientInternals.channels(client).get(n).call(Request.newBuilder().setCreateTable(CreateTable.newBuilder()
             .setTable(out).setJobId(jobId).setOptions(TableOptions.newBuilder().setMultiValued(true)
                 .setKeyType(DataType.LONG).setValueType(DataType.LONG)))),
             Duration.ofSeconds(10)).release();
@@ -366,7 +368,7 @@ class JobCommitEdgesTest {
           .build();
       List<CompletableFuture<org.sss.core.transport.Frame<org.sss.core.proto.Response>>> runs = new ArrayList<>();
       for (int n = 0; n < nodes; n++) {
-        runs.add(client.channels().get(n).call(Request.newBuilder().setRunStage(
+        runs.add(ClientInternals.channels(client).get(n).call(Request.newBuilder().setRunStage(
             RunStage.newBuilder().setJobId(jobId).setStage(spec)), null, Duration.ZERO));
       }
       for (var r : runs) {
@@ -376,7 +378,7 @@ class JobCommitEdgesTest {
           System.err.println("refused: " + refused);
         }
       }
-      assertTrue(client.listTables().stream().anyMatch(t -> t.getName().equals("precious")),
+      assertTrue(client.listTables().stream().anyMatch(t -> t.name().equals("precious")),
           "a stage of job " + jobId + " dropped the user's table 'precious'");
       assertEquals(300, client.count("precious"));
     }
@@ -390,8 +392,8 @@ class JobCommitEdgesTest {
   }
 
   static void assertNoJobTables(SssClient client) {
-    for (org.sss.core.proto.TableInfo t : client.listTables()) {
-      assertTrue(!t.getName().startsWith("sss-tmp-"), "left behind: " + t.getName());
+    for (TableStatus t : client.listTables()) {
+      assertTrue(!t.name().startsWith("sss-tmp-"), "left behind: " + t.name());
     }
   }
 
@@ -413,7 +415,7 @@ class JobCommitEdgesTest {
             assertEquals(org.sss.core.proto.ErrorCode.TABLE_EXISTS, e.code(), e.getMessage());
           }
         }
-        if (client.listTables().stream().anyMatch(t -> t.getName().equals("both-out"))) {
+        if (client.listTables().stream().anyMatch(t -> t.name().equals("both-out"))) {
           Map<Long, Long> actual = readLongs(client, "both-out");
           assertTrue(actual.equals(a) || actual.equals(b), "trial " + trial + ": mixed output " + actual);
         }
@@ -435,7 +437,7 @@ class JobCommitEdgesTest {
         doomed.close();
       }
       long deadline = System.nanoTime() + 20_000_000_000L;
-      while (client.listTables().stream().anyMatch(t -> t.getName().startsWith("sss-tmp-"))
+      while (client.listTables().stream().anyMatch(t -> t.name().startsWith("sss-tmp-"))
           && System.nanoTime() < deadline) {
         Thread.sleep(50);
       }
@@ -496,7 +498,7 @@ class JobCommitEdgesTest {
       Throwable putFailure = null;
       try {
         gate.awaitStarted(Duration.ofSeconds(30)); // the job runs until the gate opens
-        client.putAll("big", PairTypes.of(BulkIO.textTable()), pairs);
+        client.putAll("big", BulkIO.textTable().types(), pairs);
       } catch (RuntimeException e) {
         putFailure = e;
       } finally {

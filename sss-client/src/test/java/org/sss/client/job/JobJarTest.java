@@ -27,7 +27,6 @@ import org.sss.client.cli.SssCommand;
 import org.sss.client.cluster.LocalProcessCluster;
 import org.sss.client.io.BulkIO;
 import org.sss.core.api.Serdes;
-import org.sss.core.keys.PairTypes;
 
 /**
  * Job JARs shipped to a 3-process cluster through {@code sss run --jar}: the classes exist only
@@ -72,7 +71,7 @@ class JobJarTest {
     cluster = LocalProcessCluster.start(dir.resolve("cluster"), 3, 0, "512m");
     try (SssClient client = SssClient.connect(cluster.spec())) {
       client.createTable("rows", BulkIO.textTable(), false);
-      try (BulkWriter w = client.writer("rows", PairTypes.of(BulkIO.textTable()))) {
+      try (BulkWriter w = client.writer("rows", BulkIO.textTable().types())) {
         for (long i = 1; i <= 100; i++) {
           w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("r" + i));
         }
@@ -169,7 +168,7 @@ class JobJarTest {
     assertThrows(IllegalStateException.class, SssClient::fromEnvironment);
     assertEquals(null, System.getProperty("sss.job.jar"));
     try (SssClient client = SssClient.connect(cluster.spec())) {
-      List<String> tables = client.listTables().stream().map(t -> t.getName()).toList();
+      List<String> tables = client.listTables().stream().map(t -> t.name()).toList();
       assertTrue(tables.contains("rows"), tables.toString());
       assertTrue(tables.stream().allMatch(t -> t.equals("rows") || t.startsWith("out-v")), tables.toString());
     }

@@ -21,13 +21,14 @@ import org.sss.client.BulkWriter;
 import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
 import org.sss.client.TableScan;
+import org.sss.client.TableSpec;
+import org.sss.client.TableStatus;
 import org.sss.client.cluster.SssCluster;
 import org.sss.client.io.BulkIO;
 import org.sss.core.api.Pair;
 import org.sss.core.api.Serdes;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.ErrorCode;
-import org.sss.core.proto.TableInfo;
 
 /** Jobs that fail, are cancelled, run concurrently, or chain stages — each followed by a correct job. */
 class JobLifecycleTest {
@@ -40,7 +41,7 @@ class JobLifecycleTest {
     cluster = SssCluster.embedded(3);
     client = cluster.client();
     client.createTable("rows", BulkIO.textTable(), false);
-    try (BulkWriter w = client.writer("rows", PairTypes.of(BulkIO.textTable()))) {
+    try (BulkWriter w = client.writer("rows", BulkIO.textTable().types())) {
       for (long i = 1; i <= ROWS; i++) {
         w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
       }
@@ -81,8 +82,8 @@ class JobLifecycleTest {
   }
 
   static void assertNoTemporaryTables() {
-    for (TableInfo t : client.listTables()) {
-      assertTrue(!t.getName().startsWith("sss-tmp-"), "left behind: " + t.getName());
+    for (TableStatus t : client.listTables()) {
+      assertTrue(!t.name().startsWith("sss-tmp-"), "left behind: " + t.name());
     }
   }
 
@@ -102,12 +103,12 @@ class JobLifecycleTest {
     client.submit(Job.named("plain").input("rows", Serdes.LONG, Serdes.STRING)
         .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
         .reduce(TestJobs.CountingSum.class, Serdes.LONG, Serdes.LONG)
-        .output("out-plain").overwrite().outputCompression(org.sss.core.proto.Compression.NONE).build()).await();
+        .output("out-plain").overwrite().outputCompression(TableSpec.Compression.NONE).build()).await();
     assertModTenCorrect("out-plain");
-    assertEquals(org.sss.core.proto.Compression.NONE, client.tableStats("out-plain").getOptions().getCompression());
+    assertEquals(TableSpec.Compression.NONE, client.tableStats("out-plain").spec().compression());
     client.submit(modTen("out-default-compression")).await();
-    assertEquals(org.sss.core.proto.Compression.LZ4,
-        client.tableStats("out-default-compression").getOptions().getCompression());
+    assertEquals(TableSpec.Compression.LZ4,
+        client.tableStats("out-default-compression").spec().compression());
   }
 
   @Test
@@ -154,7 +155,7 @@ class JobLifecycleTest {
     assertTrue(e.getMessage().contains("bad record 4242"), e.getMessage());
     assertTrue(e.getMessage().contains("FailsOnRecord.map"), "user stack trace expected: " + e.getMessage());
     assertNoTemporaryTables();
-    assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("out-bad")));
+    assertTrue(client.listTables().stream().noneMatch(t -> t.name().equals("out-bad")));
     client.submit(modTen("out-after-failure")).await();
     assertModTenCorrect("out-after-failure");
   }
@@ -182,7 +183,7 @@ class JobLifecycleTest {
       gate.open();
     }
     assertNoTemporaryTables();
-    assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("out-slow")), "no output");
+    assertTrue(client.listTables().stream().noneMatch(t -> t.name().equals("out-slow")), "no output");
     client.submit(modTen("out-after-cancel")).await();
     assertModTenCorrect("out-after-cancel");
   }
@@ -194,18 +195,18 @@ class JobLifecycleTest {
       SssClient doomed = cluster.client();
       doomed.submit(gated("orphan", gate, "out-orphan"));
       gate.awaitStarted(Duration.ofSeconds(30));
-      assertTrue(client.listTables().stream().anyMatch(t -> t.getName().startsWith("sss-tmp-")),
+      assertTrue(client.listTables().stream().anyMatch(t -> t.name().startsWith("sss-tmp-")),
           "a running job has its intermediate table");
       doomed.close();
       long deadline = System.nanoTime() + 10_000_000_000L;
-      while (client.listTables().stream().anyMatch(t -> t.getName().startsWith("sss-tmp-"))) {
+      while (client.listTables().stream().anyMatch(t -> t.name().startsWith("sss-tmp-"))) {
         assertTrue(System.nanoTime() < deadline, "intermediate tables still there 10 s after the client left");
         Thread.sleep(50);
       }
     } finally {
       gate.open();
     }
-    assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("out-orphan")), "no output");
+    assertTrue(client.listTables().stream().noneMatch(t -> t.name().equals("out-orphan")), "no output");
     client.submit(modTen("out-after-orphan")).await();
     assertModTenCorrect("out-after-orphan");
   }
@@ -244,7 +245,7 @@ class JobLifecycleTest {
     assertTrue(e.getMessage().contains("bad key 7"), e.getMessage());
     assertTrue(e.getMessage().contains("FailsOnKeySeven.reduce"), "user stack trace expected: " + e.getMessage());
     assertNoTemporaryTables();
-    assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("out-badreduce")), "no output");
+    assertTrue(client.listTables().stream().noneMatch(t -> t.name().equals("out-badreduce")), "no output");
   }
 
   /** A three-stage job failing in stage 1 or 2 (not the first): the cause, no intermediate table, no output. */
@@ -269,7 +270,7 @@ class JobLifecycleTest {
     assertTrue(e.getMessage().contains("stage " + failingStage), e.getMessage());
     assertTrue(e.getMessage().contains("bad key 7"), e.getMessage());
     assertNoTemporaryTables();
-    assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals(output)), "no output");
+    assertTrue(client.listTables().stream().noneMatch(t -> t.name().equals(output)), "no output");
     assertEquals(ROWS, client.count("rows"), "the input is untouched");
   }
 
@@ -303,7 +304,7 @@ class JobLifecycleTest {
     client.put("out-replaced", PairTypes.of(Serdes.LONG, Serdes.LONG), Serdes.LONG.encodeKey(12345L), Serdes.LONG.encodeValue(1L));
     client.submit(modTen("out-replaced")).await();
     assertModTenCorrect("out-replaced"); // the stray key is gone with the old output
-    assertTrue(client.listTables().stream().noneMatch(t -> t.getName().startsWith("sss-tmp-")),
+    assertTrue(client.listTables().stream().noneMatch(t -> t.name().startsWith("sss-tmp-")),
         "intermediate tables are dropped by the stage that read them");
   }
 
@@ -388,7 +389,7 @@ class JobLifecycleTest {
       expected.merge(i % 10, 1L, Long::sum);
     }
     assertEquals(List.of(expected, expected), history);
-    assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("iter-1")), "each pass drops its input");
+    assertTrue(client.listTables().stream().noneMatch(t -> t.name().equals("iter-1")), "each pass drops its input");
   }
 
   @Test

@@ -14,12 +14,11 @@ import org.sss.client.BulkWriter;
 import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
 import org.sss.client.TableScan;
+import org.sss.client.TableStatus;
 import org.sss.client.cluster.LocalProcessCluster;
 import org.sss.client.io.BulkIO;
 import org.sss.core.api.Pair;
 import org.sss.core.api.Serdes;
-import org.sss.core.keys.PairTypes;
-import org.sss.core.proto.TableInfo;
 
 /** A server process killed mid-job: the job fails naming the node; after a restart jobs are correct again. */
 class NodeLossTest {
@@ -32,7 +31,7 @@ class NodeLossTest {
     try {
       try (SssClient client = SssClient.connect(cluster.spec())) {
         client.createTable("rows", BulkIO.textTable(), false);
-        try (BulkWriter w = client.writer("rows", PairTypes.of(BulkIO.textTable()))) {
+        try (BulkWriter w = client.writer("rows", BulkIO.textTable().types())) {
           for (long i = 1; i <= 30_000; i++) {
             w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
           }
@@ -58,8 +57,8 @@ class NodeLossTest {
       }
       cluster = LocalProcessCluster.start(dir, 3, 0, "512m");
       try (SssClient client = SssClient.connect(cluster.spec())) {
-        for (TableInfo t : client.listTables()) {
-          assertTrue(!t.getName().startsWith("sss-tmp-"), "left behind: " + t.getName());
+        for (TableStatus t : client.listTables()) {
+          assertTrue(!t.name().startsWith("sss-tmp-"), "left behind: " + t.name());
         }
         assertEquals(30_000, client.count("rows"), "user data must survive");
         client.submit(Job.named("after").input("rows", Serdes.LONG, Serdes.STRING)

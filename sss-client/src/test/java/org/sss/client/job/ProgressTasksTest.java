@@ -10,7 +10,6 @@ import org.sss.client.SssClient;
 import org.sss.client.cluster.SssCluster;
 import org.sss.client.io.BulkIO;
 import org.sss.core.api.Serdes;
-import org.sss.core.keys.PairTypes;
 
 /** A stage's last progress line counts its tasks over every node: one per partition. */
 class ProgressTasksTest {
@@ -18,7 +17,7 @@ class ProgressTasksTest {
   void lastUpdateOfEachStage_countsOneTaskPerPartition() throws Exception {
     try (SssCluster cluster = SssCluster.embedded(3); SssClient client = cluster.client()) {
       client.createTable("rows", BulkIO.textTable(), false);
-      try (BulkWriter w = client.writer("rows", PairTypes.of(BulkIO.textTable()))) {
+      try (BulkWriter w = client.writer("rows", BulkIO.textTable().types())) {
         for (long i = 1; i <= 1000; i++) {
           w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("r" + i));
         }

@@ -22,6 +22,8 @@ import org.sss.client.BulkWriter;
 import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
 import org.sss.client.TableScan;
+import org.sss.client.TableSpec;
+import org.sss.client.TableStatus;
 import org.sss.client.cluster.SssCluster;
 import org.sss.client.io.BulkIO;
 import org.sss.core.api.Pair;
@@ -30,8 +32,6 @@ import org.sss.core.cluster.PartitionMap;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.ErrorCode;
-import org.sss.core.proto.TableInfo;
-import org.sss.core.proto.TableOptions;
 import org.sss.core.transport.SssException;
 
 /**
@@ -48,7 +48,7 @@ class RightAnswersTest {
     cluster = SssCluster.embedded(3);
     client = cluster.client();
     client.createTable("rows", BulkIO.textTable(), false);
-    try (BulkWriter w = client.writer("rows", PairTypes.of(BulkIO.textTable()))) {
+    try (BulkWriter w = client.writer("rows", BulkIO.textTable().types())) {
       for (long i = 1; i <= ROWS; i++) {
         w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
       }
@@ -89,12 +89,12 @@ class RightAnswersTest {
   }
 
   static boolean exists(String table) {
-    return client.listTables().stream().anyMatch(t -> t.getName().equals(table));
+    return client.listTables().stream().anyMatch(t -> t.name().equals(table));
   }
 
   static void assertNoJobTables() {
-    for (TableInfo t : client.listTables()) {
-      assertFalse(t.getName().startsWith("sss-tmp-"), "left behind: " + t.getName());
+    for (TableStatus t : client.listTables()) {
+      assertFalse(t.name().startsWith("sss-tmp-"), "left behind: " + t.name());
     }
   }
 
@@ -130,7 +130,7 @@ class RightAnswersTest {
   @Test
   void outputWithoutOverwrite_existing_failsBeforeAnyStageAndKeepsIt() {
     client.createTable("mine", BulkIO.textTable(), false);
-    client.put("mine", PairTypes.of(BulkIO.textTable()), Serdes.LONG.encodeKey(7L), Serdes.STRING.encodeValue("seven"));
+    client.put("mine", BulkIO.textTable().types(), Serdes.LONG.encodeKey(7L), Serdes.STRING.encodeValue("seven"));
     Job job = Job.named("clash").input("rows", Serdes.LONG, Serdes.STRING)
         .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
         .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
@@ -185,7 +185,7 @@ class RightAnswersTest {
     for (int trial = 0; trial < 20; trial++) {
       byte[] old = ("OLD " + trial).getBytes(StandardCharsets.UTF_8);
       byte[] fresh = ("NEW " + trial).getBytes(StandardCharsets.UTF_8);
-      try (BulkWriter w = client.writer("order", PairTypes.of(BulkIO.textTable()))) {
+      try (BulkWriter w = client.writer("order", BulkIO.textTable().types())) {
         w.put(key, old);
         for (byte[] k : sameNode) {
           w.put(k, filler);
@@ -208,7 +208,7 @@ class RightAnswersTest {
       }
     }
     List<Pair> pairs = List.of(new Pair(small, new byte[] {1}), new Pair(big, new byte[(32 << 20) + 1]));
-    SssException e = assertThrows(SssException.class, () -> client.putAll("atomic", PairTypes.of(BulkIO.textTable()), pairs));
+    SssException e = assertThrows(SssException.class, () -> client.putAll("atomic", BulkIO.textTable().types(), pairs));
     assertEquals(ErrorCode.VALUE_TOO_LARGE, e.code());
     assertTrue(client.get("atomic", small).isEmpty(), "the small pair of the refused batch was stored");
     assertEquals(0, client.count("atomic"));
@@ -217,7 +217,7 @@ class RightAnswersTest {
   @Test
   void mapMapReduce_keepsEveryValueBetweenTheMaps() {
     client.createTable("ten", BulkIO.textTable(), false);
-    try (BulkWriter w = client.writer("ten", PairTypes.of(BulkIO.textTable()))) {
+    try (BulkWriter w = client.writer("ten", BulkIO.textTable().types())) {
       for (long i = 1; i <= 10; i++) {
         w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("line " + i));
       }
@@ -248,12 +248,12 @@ class RightAnswersTest {
     client.close();
     client = cluster.client(); // the job's own client disconnected too
     assertTrue(exists("keep-out.stage0"));
-    assertTrue(client.tableStats("keep-out.stage0").getOptions().getMultiValued());
+    assertTrue(client.tableStats("keep-out.stage0").spec().multiValued());
     Map<Long, Long> counts = new TreeMap<>();
     try (TableScan s = client.scan("keep-out.stage0", ScanOptions.inKeyOrder())) {
       while (s.hasNext()) {
         Pair p = s.next();
-        byte[] key = BulkIO.userKey(client.tableStats("keep-out.stage0").getOptions(), p.key());
+        byte[] key = BulkIO.userKey(client.tableStats("keep-out.stage0").spec(), p.key());
         counts.merge(Serdes.LONG.decodeKey(key), Serdes.LONG.decodeValue(p.value()), Long::sum);
       }
     }
@@ -270,8 +270,8 @@ class RightAnswersTest {
     client.submit(Job.named("doubles").input("rows", Serdes.LONG, Serdes.STRING)
         .map(RightAnswerJobs.DoubleKeys.class, Serdes.DOUBLE, Serdes.LONG)
         .output("doubles-out").overwrite().build()).await();
-    TableOptions o = client.tableStats("doubles-out").getOptions();
-    assertEquals(DataType.DOUBLE, o.getKeyType());
+    TableSpec o = client.tableStats("doubles-out").spec();
+    assertEquals(DataType.DOUBLE, o.types().key());
     Path out = dir.resolve("doubles.txt");
     assertEquals(ROWS, BulkIO.dump(client, "doubles-out", out, n -> { }));
     List<String> lines = Files.readAllLines(out);
@@ -284,12 +284,11 @@ class RightAnswersTest {
 
   @Test
   void multiValuedTable_clientPutsAddValues_getReturnsThemAll_andReduceSeesThem() {
-    TableOptions mv = TableOptions.newBuilder().setMultiValued(true)
-        .setKeyType(DataType.STRING).setValueType(DataType.LONG).build();
+    TableSpec mv = TableSpec.of(PairTypes.of(DataType.STRING, DataType.LONG)).multiValued(true);
     client.createTable("many", mv, false);
     byte[] key = Serdes.STRING.encodeKey("k");
     for (long v = 1; v <= 10; v++) {
-      client.put("many", PairTypes.of(mv), key, Serdes.LONG.encodeValue(v));
+      client.put("many", mv.types(), key, Serdes.LONG.encodeValue(v));
     }
     List<Long> values = new ArrayList<>();
     client.getAll("many", key).forEach(v -> values.add(Serdes.LONG.decodeValue(v)));
@@ -308,7 +307,7 @@ class RightAnswersTest {
   @Test
   void inputDroppedMidJob_failsTheJobPromptly(@TempDir Path dir) throws Exception {
     client.createTable("doomed", BulkIO.textTable(), false);
-    try (BulkWriter w = client.writer("doomed", PairTypes.of(BulkIO.textTable()))) {
+    try (BulkWriter w = client.writer("doomed", BulkIO.textTable().types())) {
       for (long i = 1; i <= ROWS; i++) {
         w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
       }
@@ -339,7 +338,7 @@ class RightAnswersTest {
       gate.awaitStarted(Duration.ofSeconds(30)); // running, and it cannot commit before the gate opens
       doomed.close();
       long deadline = System.nanoTime() + 20_000_000_000L;
-      while (client.listTables().stream().anyMatch(t -> t.getName().startsWith("sss-tmp-"))
+      while (client.listTables().stream().anyMatch(t -> t.name().startsWith("sss-tmp-"))
           && System.nanoTime() < deadline) {
         Thread.sleep(50);
       }

@@ -18,12 +18,11 @@ import org.sss.client.BulkWriter;
 import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
 import org.sss.client.TableScan;
+import org.sss.client.TableStatus;
 import org.sss.client.cluster.LocalProcessCluster;
 import org.sss.client.io.BulkIO;
 import org.sss.core.api.Pair;
 import org.sss.core.api.Serdes;
-import org.sss.core.keys.PairTypes;
-import org.sss.core.proto.TableInfo;
 
 /**
  * 200 small jobs from two concurrent clients on a 3-process cluster: every result correct, and
@@ -90,7 +89,7 @@ class SoakTest {
     LocalProcessCluster cluster = LocalProcessCluster.start(dir, 3, 0, "512m");
     try (SssClient a = SssClient.connect(cluster.spec()); SssClient b = SssClient.connect(cluster.spec())) {
       a.createTable("rows", BulkIO.textTable(), false);
-      try (BulkWriter w = a.writer("rows", PairTypes.of(BulkIO.textTable()))) {
+      try (BulkWriter w = a.writer("rows", BulkIO.textTable().types())) {
         for (long i = 1; i <= 1000; i++) {
           w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("r" + i));
         }
@@ -116,8 +115,8 @@ class SoakTest {
       });
       first.get();
       second.get();
-      for (TableInfo t : a.listTables()) {
-        assertTrue(!t.getName().startsWith("sss-tmp-"), "left behind: " + t.getName());
+      for (TableStatus t : a.listTables()) {
+        assertTrue(!t.name().startsWith("sss-tmp-"), "left behind: " + t.name());
       }
       for (int n = 0; n < 3; n++) {
         Usage after = usage(cluster.pid(n).orElseThrow());

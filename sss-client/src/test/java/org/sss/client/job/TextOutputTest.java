@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sss.client.BulkWriter;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
 import org.sss.client.cluster.SssCluster;
 import org.sss.client.io.BulkIO;
 import org.sss.core.api.Emitter;
@@ -37,7 +38,6 @@ import org.sss.core.keys.KeyCodec;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.ErrorCode;
-import org.sss.core.proto.TableOptions;
 
 /**
  * Jobs whose output is text part files written by the nodes ({@link Job.Builder#outputText}),
@@ -133,12 +133,11 @@ class TextOutputTest {
 
   @Test
   void dumpParts_ofAMultiValuedTable_isEveryPairAsTheClientsDumpPrintsIt() throws IOException {
-    TableOptions options = TableOptions.newBuilder().setKeyType(DataType.LONG).setValueType(DataType.STRING)
-        .setMultiValued(true).build();
+    TableSpec options = TableSpec.of(PairTypes.of(DataType.LONG, DataType.STRING)).multiValued(true);
     client.createTable("mv", options, false);
     Random rnd = new Random(5);
     List<String> model = new ArrayList<>(); // "key\tvalue" of every pair, values as raw bytes in ISO-8859-1
-    try (BulkWriter w = client.writer("mv", PairTypes.of(options))) {
+    try (BulkWriter w = client.writer("mv", options.types())) {
       for (int i = 0; i < 30_000; i++) {
         long key = rnd.nextInt(10_000) - 5_000;
         byte[] value = new byte[rnd.nextInt(40)];
@@ -232,9 +231,9 @@ class TextOutputTest {
 
   @Test
   void anOpaqueTable_isDumpedByTheClientIntoOnePart_withTheSameRules() throws IOException {
-    TableOptions options = TableOptions.newBuilder().setKeyType(DataType.OPAQUE).setValueType(DataType.OPAQUE).build();
+    TableSpec options = TableSpec.of(PairTypes.of(DataType.OPAQUE, DataType.OPAQUE));
     client.createTable("opaque", options, false);
-    try (BulkWriter w = client.writer("opaque", PairTypes.of(options))) {
+    try (BulkWriter w = client.writer("opaque", options.types())) {
       for (int i = 0; i < 500; i++) {
         w.put(new byte[] {(byte) i, (byte) (i >> 8), 7}, new byte[] {(byte) (i * 31), 0, '\n'});
       }
@@ -251,11 +250,11 @@ class TextOutputTest {
   }
 
   private static synchronized void ensureNums() {
-    if (client.listTables().stream().anyMatch(t -> t.getName().equals("nums"))) {
+    if (client.listTables().stream().anyMatch(t -> t.name().equals("nums"))) {
       return;
     }
     client.createTable("nums", BulkIO.textTable(), false);
-    try (BulkWriter w = client.writer("nums", PairTypes.of(BulkIO.textTable()))) {
+    try (BulkWriter w = client.writer("nums", BulkIO.textTable().types())) {
       for (long i = 0; i < 5000; i++) {
         w.put(KeyCodec.encodeLong(i), ("v" + i).getBytes(StandardCharsets.UTF_8));
       }

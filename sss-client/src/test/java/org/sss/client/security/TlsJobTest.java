@@ -31,7 +31,6 @@ import org.sss.core.api.Serdes;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.NodeAddress;
 import org.sss.core.cluster.PartitionMap;
-import org.sss.core.keys.PairTypes;
 import org.sss.core.transport.NodeUnavailableException;
 import org.sss.core.transport.SssException;
 import org.sss.server.EmbeddedServers;
@@ -116,7 +115,7 @@ class TlsJobTest {
 
   static void loadRows(SssClient client, int rows) {
     client.createTable("rows", BulkIO.textTable(), false);
-    try (BulkWriter w = client.writer("rows", PairTypes.of(BulkIO.textTable()))) {
+    try (BulkWriter w = client.writer("rows", BulkIO.textTable().types())) {
       for (long i = 1; i <= rows; i++) {
         w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("r" + i));
       }
@@ -160,7 +159,7 @@ class TlsJobTest {
       }
       ClusterSpec plain = new ClusterSpec(c.spec.nodes(), c.spec.partitionMap(), "tls-secret", false);
       try (SssClient client = SssClient.connect(plain)) {
-        assertThrows(SssException.class, () -> client.channels().get(0));
+        assertThrows(SssException.class, () -> client.ping(0));
       }
     }
   }
@@ -215,9 +214,9 @@ class TlsJobTest {
     certsOf[1] = new Path[] {strangerCert, strangerKey};
     try (TlsCluster c = new TlsCluster(dir, cert, certsOf)) {
       try (SssClient client = SssClient.connect(c.spec)) {
-        client.channels().get(0);
-        client.channels().get(2);
-        SssException e = assertThrows(SssException.class, () -> client.channels().get(1));
+        client.ping(0);
+        client.ping(2);
+        SssException e = assertThrows(SssException.class, () -> client.ping(1));
         assertTrue(e.getMessage().startsWith("cannot connect to node 1"), messages(e));
         assertTrue(e.getMessage().contains("TLS handshake failed"), messages(e));
       }
@@ -228,8 +227,8 @@ class TlsJobTest {
         JobFailedException e = assertThrows(JobFailedException.class, () -> client.submit(modTen()).await());
         assertTrue(e.getMessage().contains("cannot reach node 1"), e.getMessage());
         assertTrue(e.getMessage().contains("TLS handshake failed"), e.getMessage());
-        assertTrue(client.listTables().stream().noneMatch(t -> t.getName().equals("out")), "no output");
-        assertTrue(client.listTables().stream().noneMatch(t -> t.getName().startsWith("sss-tmp-")),
+        assertTrue(client.listTables().stream().noneMatch(t -> t.name().equals("out")), "no output");
+        assertTrue(client.listTables().stream().noneMatch(t -> t.name().startsWith("sss-tmp-")),
             "no intermediate table left");
       }
     }
