@@ -1,18 +1,10 @@
 package org.sss.examples;
 
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
+import org.sss.bench.jmh.HotPathBenchmark;
 import org.sss.bench.jmh.JmhData;
 import org.sss.core.api.Emitter;
 
@@ -22,13 +14,7 @@ import org.sss.core.api.Emitter;
  * key and 10 to 99 of value, about 62 words and 650 bytes a line). One operation is one line,
  * a map task's input record.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 3)
-@Measurement(iterations = 5, time = 3)
-@Fork(1)
-public class WordCountTokenizeBenchmark {
+public class WordCountTokenizeBenchmark extends HotPathBenchmark {
   /** Lines one invocation maps (about 620,000 words). */
   static final int LINES = 10_000;
 

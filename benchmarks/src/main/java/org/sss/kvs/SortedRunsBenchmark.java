@@ -2,18 +2,10 @@ package org.sss.kvs;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
+import org.sss.bench.jmh.HotPathBenchmark;
 import org.sss.bench.jmh.JmhData;
 import org.sss.core.keys.StoredKeys;
 
@@ -27,13 +19,7 @@ import org.sss.core.keys.StoredKeys;
  * <p>Batches are taken from the {@link PackedBatch} as a gathering table keeps them
  * ({@link PackedBatch#take}), without the table, which a benchmark does not have.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 3)
-@Measurement(iterations = 5, time = 3)
-@Fork(1)
-public class SortedRunsBenchmark {
+public class SortedRunsBenchmark extends HotPathBenchmark {
   /** The shuffle commits its local batch at this size ({@code StageShuffle.BATCH_BYTES}). */
   static final int BATCH_BYTES = 1 << 20;
 

@@ -29,8 +29,7 @@ public final class PackedBatch {
 
   PackedBatch(StoreTable table, int capacity) {
     this.table = table;
-    this.capacity = Math.max(64, capacity);
-    this.rep = new byte[this.capacity];
+    this.capacity = Math.max(64, capacity); // allocated with the first pair: a received block sizes its own
   }
 
   private void ensure(int more) {

@@ -2,19 +2,11 @@ package org.sss.core.keys;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
+import org.sss.bench.jmh.HotPathBenchmark;
 import org.sss.bench.jmh.JmhData;
 import org.sss.core.api.Serdes;
 
@@ -23,13 +15,7 @@ import org.sss.core.api.Serdes;
  * plain), and a reduce stage takes every stored key apart, compares it with the last one to find
  * its key's group, and decodes each group's key. One operation is one pair.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 3)
-@Measurement(iterations = 5, time = 3)
-@Fork(1)
-public class KeyCodecBenchmark {
+public class KeyCodecBenchmark extends HotPathBenchmark {
   /** Distinct keys of the reduce side: each holds {@code PAIRS / GROUPS} values. */
   static final int GROUPS = 10_000;
 

@@ -2,20 +2,12 @@ package org.sss.core.transport;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
+import org.sss.bench.jmh.HotPathBenchmark;
 import org.sss.bench.jmh.JmhData;
 
 /**
@@ -23,13 +15,7 @@ import org.sss.bench.jmh.JmhData;
  * client's put, a shuffle's send) and {@link PairBlock#forEach} parses the block back into
  * key and value arrays (a node's receiving side). One operation is one pair, packed and parsed.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 3)
-@Measurement(iterations = 5, time = 3)
-@Fork(1)
-public class PairBlockBenchmark {
+public class PairBlockBenchmark extends HotPathBenchmark {
   byte[][] keys;
   byte[][] values;
   ByteBuf block;

@@ -1,18 +1,10 @@
 package org.sss.server.execution;
 
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
+import org.sss.bench.jmh.HotPathBenchmark;
 import org.sss.bench.jmh.JmhData;
 import org.sss.core.api.Serdes;
 import org.sss.examples.WordCount;
@@ -23,13 +15,7 @@ import org.sss.examples.WordCount;
  * words drawn uniformly): each emitted (word, 1) is added, then the buffer is flushed, which
  * encodes one summed pair per word for the shuffle. One operation is one emitted pair.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 3)
-@Measurement(iterations = 5, time = 3)
-@Fork(1)
-public class CombiningBufferBenchmark {
+public class CombiningBufferBenchmark extends HotPathBenchmark {
   String[] words;
 
   @Setup

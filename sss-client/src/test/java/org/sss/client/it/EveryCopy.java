@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.sss.client.SssClient;
 import org.sss.client.internal.ClientInternals;
@@ -11,11 +12,16 @@ import org.sss.client.internal.NodeChannels;
 import org.sss.core.api.Serdes;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.PartitionMap;
+import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.Request;
+import org.sss.core.proto.Response;
 import org.sss.core.proto.ScanNext;
 import org.sss.core.proto.ScanOpen;
-import org.sss.core.transport.PairBlock;
 import org.sss.core.keys.StoredKeys;
+import org.sss.core.transport.Connection;
+import org.sss.core.transport.Frame;
+import org.sss.core.transport.NodeUnavailableException;
+import org.sss.core.transport.PairBlock;
 
 /**
  * Reads every copy of every partition of a table on its own node (a raw scan standing in for
@@ -38,8 +44,7 @@ final class EveryCopy {
       for (int node : spec.placement().replicasOf(p)) {
         Map<Long, V> held = new TreeMap<>();
         var c = ClientInternals.channels(client).get(node);
-        var r = NodeChannels.await(c.call(Request.newBuilder().setScanOpen(ScanOpen.newBuilder().setTable(table)
-            .addPartitions(p).setStandIn(true).setChunkBytes(1 << 20))), SssClient.DEFAULT_TIMEOUT);
+        var r = openServed(c, table, p, node);
         while (true) {
           PairBlock.forEach(r.body(), (k, v) -> held.put(Serdes.LONG.decodeKey(StoredKeys.scannedKey(k)), decode.apply(v)));
           long cursor = r.header().getScan().getCursor();
@@ -52,6 +57,31 @@ final class EveryCopy {
               SssClient.DEFAULT_TIMEOUT);
         }
         assertEquals(expected, held, "partition " + p + " of '" + table + "' on node " + node);
+      }
+    }
+  }
+
+  /**
+   * Opens a scan of one copy once its node serves. The members decide a node up before the node
+   * itself has applied that decision; until it has, it answers NOT_SERVING (and readers go to
+   * another copy), so the check waits for that, not for a time.
+   */
+  private static Frame<Response> openServed(Connection c, String table, int partition, int node) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      try {
+        return NodeChannels.await(c.call(Request.newBuilder().setScanOpen(ScanOpen.newBuilder().setTable(table)
+            .addPartitions(partition).setStandIn(true).setChunkBytes(1 << 20))), SssClient.DEFAULT_TIMEOUT);
+      } catch (NodeUnavailableException e) {
+        if (e.code() != ErrorCode.NOT_SERVING || System.nanoTime() > deadline) {
+          throw e;
+        }
+        try {
+          Thread.sleep(50);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
       }
     }
   }

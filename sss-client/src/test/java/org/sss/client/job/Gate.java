@@ -44,6 +44,10 @@ public final class Gate {
     }
   }
 
+  public boolean isOpen() {
+    return Files.exists(dir.resolve("open"));
+  }
+
   /** The tasks that reached the gate so far, as "node N partition P". */
   public List<String> started() throws IOException {
     try (Stream<Path> files = Files.list(dir)) {

@@ -3,6 +3,7 @@ package org.sss.server.store;
 import com.google.protobuf.ByteString;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -27,10 +28,10 @@ import org.sss.core.transport.PairBlock;
 import org.sss.core.transport.Pipelines;
 import org.sss.kvs.KeyRanges;
 import org.sss.kvs.NodeStore;
-import org.sss.kvs.PackedBatch;
 import org.sss.kvs.StoreCursor;
 import org.sss.kvs.StoreException;
 import org.sss.kvs.StoreTable;
+import org.sss.kvs.TableBatch;
 import org.sss.server.membership.Membership;
 
 /**
@@ -257,30 +258,46 @@ public final class KvsService {
     }
     try (var admitted = admitWrite(t, req.getPutBatch().getViewEpoch())) {
       if (admitted == null) {
-        writeBatch(t, body, expected);
+        writeBatch(t, body);
       } else {
-        admitted.apply(t.name(), () -> readKeys(body, expected), () -> writeBatch(t, body, expected));
+        admitted.apply(t.name(), () -> readKeys(body, expected), () -> writeBatch(t, body));
       }
     }
     return pairs;
   }
 
-  /**
-   * Applies a validated put batch of {@code pairs} pairs as one atomic write, through the same
-   * writer as the shuffle's ({@link PackedBatch}): the body is already a block of packed
-   * stored keys and values, so it is copied in one piece and crosses into RocksDB in one call.
-   */
-  private void writeBatch(StoreTable t, ByteBuf body, int pairs) {
-    PackedBatch b = t.newPackedBatch(0);
-    if (t.options().getMultiValued()) {
-      // each value is a value of its own: the key gets a uniquifier, as shuffled pairs do
-      PairBlock.forEach(body.duplicate(), (k, v) -> b.put(multiValued.withUniquifier(k), v));
-    } else {
-      int length = body.readableBytes();
-      int at = b.reserveBlock(length, pairs); // before array(): reserving may replace it
-      body.getBytes(body.readerIndex(), b.array(), at, length);
+  /** Applies a validated put batch as one atomic write. */
+  private void writeBatch(StoreTable t, ByteBuf body) {
+    ByteBuf in;
+    try (TableBatch b = t.newBatch()) {
+      if (t.options().getMultiValued()) {
+        // each value is a value of its own: the key gets a uniquifier, as shuffled pairs do
+        PairBlock.forEach(body.duplicate(), (k, v) -> b.put(multiValued.withUniquifier(k), v));
+      } else if (body.isDirect() && body.nioBufferCount() == 1) {
+        ByteBuffer nio = body.nioBuffer(body.readerIndex(), body.readableBytes());
+        ByteBuffer key = nio.duplicate();
+        ByteBuffer value = nio.duplicate();
+        int origin = body.readerIndex() - nio.position();
+        in = body.duplicate();
+        while (in.isReadable()) {
+          int keyLength = PairBlock.readVarint(in);
+          window(key, in.readerIndex() - origin, keyLength);
+          in.skipBytes(keyLength);
+          int valueLength = PairBlock.readVarint(in);
+          window(value, in.readerIndex() - origin, valueLength);
+          in.skipBytes(valueLength);
+          b.put(key, value);
+        }
+      } else {
+        PairBlock.forEach(body.duplicate(), b::put);
+      }
+      b.commit();
     }
-    b.commit();
+  }
+
+  private static void window(ByteBuffer b, int position, int length) {
+    b.limit(position + length);
+    b.position(position);
   }
 
   /** {@link #checkKey(StoreTable, byte[])} for a stored key at {@code in[at, at + length)}. */
