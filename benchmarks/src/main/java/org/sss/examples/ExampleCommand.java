@@ -15,9 +15,12 @@ import org.sss.client.cli.SssCommand;
 import org.sss.client.cluster.SssCluster;
 import org.sss.client.io.BulkIO;
 import org.sss.client.job.Job;
+import org.sss.client.job.JobFailedException;
 import org.sss.client.job.JobResult;
 import org.sss.client.job.ProgressListener;
 import org.sss.client.job.StageSummary;
+import org.sss.core.api.Serdes;
+import org.sss.core.proto.ErrorCode;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -115,7 +118,7 @@ public final class ExampleCommand implements CommandExtension, Runnable {
      * with the command that drops it, rather than left behind without a word.
      */
     private void dropTables(SssClient client) {
-      List<String> left = new java.util.ArrayList<>();
+      List<String> left = new ArrayList<>();
       String why = null;
       for (String t : List.copyOf(tables)) {
         try {
@@ -201,8 +204,8 @@ public final class ExampleCommand implements CommandExtension, Runnable {
       try {
         // the nodes read IN's splits themselves: nothing is loaded first
         runJob(client, WordCount.jobOverFiles(Path.of(in), output, !noCombiner));
-      } catch (org.sss.client.job.JobFailedException e) {
-        if (e.code() != org.sss.core.proto.ErrorCode.NO_SUCH_FILE || !Files.exists(Path.of(in))) {
+      } catch (JobFailedException e) {
+        if (e.code() != ErrorCode.NO_SUCH_FILE || !Files.exists(Path.of(in))) {
           throw e;
         }
         System.err.println(e.getMessage() + "; loading " + in + " from here first");
@@ -291,8 +294,8 @@ public final class ExampleCommand implements CommandExtension, Runnable {
       String output = table("out");
       Pi.writeInput(client, input, maps, samples);
       runJob(client, Pi.job(input, output, !noCombiner));
-      long inside = client.get(output, org.sss.core.api.Serdes.STRING.encodeKey(Pi.INSIDE))
-          .map(org.sss.core.api.Serdes.LONG::decodeValue).orElse(0L);
+      long inside = client.get(output, Serdes.STRING.encodeKey(Pi.INSIDE))
+          .map(Serdes.LONG::decodeValue).orElse(0L);
       System.out.println("Estimated value of Pi is " + Pi.estimate(inside, (long) maps * samples));
       summary(String.format("%,d points", (long) maps * samples));
       return 0;
@@ -334,8 +337,8 @@ public final class ExampleCommand implements CommandExtension, Runnable {
         JobResult r;
         try {
           r = runJob(client, RandomTextWriter.jobToFiles(seeds, target, s, rowsPerMap, 0));
-        } catch (org.sss.client.job.JobFailedException e) {
-          if (e.code() != org.sss.core.proto.ErrorCode.NO_SUCH_FILE) {
+        } catch (JobFailedException e) {
+          if (e.code() != ErrorCode.NO_SUCH_FILE) {
             throw e;
           }
           // the nodes cannot see OUT (another machine): the text goes through a table, written out from here

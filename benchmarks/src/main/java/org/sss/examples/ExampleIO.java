@@ -1,9 +1,14 @@
 package org.sss.examples;
 
 import java.io.BufferedOutputStream;
+import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,7 +75,7 @@ public final class ExampleIO {
    */
   public static Path outputFile(String out, String part) throws IOException {
     Path p = Path.of(out);
-    if (out.endsWith("/") || out.endsWith(java.io.File.separator) || Files.isDirectory(p)) {
+    if (out.endsWith("/") || out.endsWith(File.separator) || Files.isDirectory(p)) {
       Files.createDirectories(p);
       return p.resolve(part);
     }
@@ -89,7 +94,7 @@ public final class ExampleIO {
    */
   public static void checkWritable(String out) {
     // the directories this check makes are removed again: a run that fails later leaves none
-    List<Path> made = new java.util.ArrayList<>();
+    List<Path> made = new ArrayList<>();
     for (Path d = Path.of(out).toAbsolutePath(); d != null && !Files.exists(d); d = d.getParent()) {
       made.add(d);
     }
@@ -117,13 +122,13 @@ public final class ExampleIO {
       }
       Path probe = Files.createTempFile(target.toAbsolutePath().getParent(), ".sss-write-check-", "");
       Files.delete(probe);
-    } catch (java.nio.file.NoSuchFileException e) {
+    } catch (NoSuchFileException e) {
       throw new IllegalArgumentException("cannot write " + out + ": no such directory: " + e.getFile());
-    } catch (java.nio.file.FileAlreadyExistsException e) {
+    } catch (FileAlreadyExistsException e) {
       throw new IllegalArgumentException("cannot write " + out + ": " + e.getFile() + " exists and is not a directory");
-    } catch (java.nio.file.AccessDeniedException e) {
+    } catch (AccessDeniedException e) {
       throw new IllegalArgumentException("cannot write " + out + ": permission denied: " + e.getFile());
-    } catch (java.nio.file.FileSystemException e) {
+    } catch (FileSystemException e) {
       throw new IllegalArgumentException("cannot write " + out + ": " + e.getFile()
           + (e.getReason() != null ? ": " + e.getReason() : ""));
     } catch (IOException e) {
@@ -133,7 +138,7 @@ public final class ExampleIO {
 
   /** True when an output given as typed names a directory. */
   public static boolean isDirectory(String out) {
-    return out.endsWith("/") || out.endsWith(java.io.File.separator) || Files.isDirectory(Path.of(out));
+    return out.endsWith("/") || out.endsWith(File.separator) || Files.isDirectory(Path.of(out));
   }
 
   /**

@@ -2,6 +2,7 @@ package org.sss.examples;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
@@ -78,11 +79,11 @@ public final class Grep {
         try {
           os.write((-negCount + "\t" + match + "\n").getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
+          throw new UncheckedIOException(e);
         }
         n[0]++;
       });
-    } catch (java.io.UncheckedIOException e) {
+    } catch (UncheckedIOException e) {
       throw e.getCause();
     }
     return n[0];

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.sss.client.BulkWriter;
 import org.sss.client.SssClient;
@@ -58,7 +59,7 @@ public final class RandomTextWriter {
   private static final List<String> WORDS = loadWords();
   /** The words as the bytes the lines hold (they are ASCII). */
   private static final byte[][] WORD_BYTES = WORDS.stream()
-      .map(w -> w.getBytes(java.nio.charset.StandardCharsets.US_ASCII)).toArray(byte[][]::new);
+      .map(w -> w.getBytes(StandardCharsets.US_ASCII)).toArray(byte[][]::new);
 
   private RandomTextWriter() {}
 
@@ -212,7 +213,7 @@ public final class RandomTextWriter {
     }
 
     public String nextLine() {
-      return new String(nextLineBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+      return new String(nextLineBytes(), StandardCharsets.US_ASCII);
     }
 
     /** The next line's bytes (the words are ASCII), without its newline. */
@@ -221,7 +222,7 @@ public final class RandomTextWriter {
       sentence(minKey + (keyRange != 0 ? random.nextInt(keyRange) : 0));
       append(TAB);
       sentence(minValue + (valueRange != 0 ? random.nextInt(valueRange) : 0));
-      return java.util.Arrays.copyOf(line, length);
+      return Arrays.copyOf(line, length);
     }
 
     private void sentence(int words) {
@@ -235,7 +236,7 @@ public final class RandomTextWriter {
 
     private void append(byte[] b) {
       if (length + b.length > line.length) {
-        line = java.util.Arrays.copyOf(line, Math.max(2 * line.length, length + b.length));
+        line = Arrays.copyOf(line, Math.max(2 * line.length, length + b.length));
       }
       System.arraycopy(b, 0, line, length, b.length);
       length += b.length;
@@ -327,7 +328,7 @@ public final class RandomTextWriter {
   public static final class RandomTextMapper extends LineWriter<Long, String> {
     @Override
     void emit(long map, long row, byte[] line, Emitter<Long, String> out) {
-      out.emit(key(map, row), new String(line, java.nio.charset.StandardCharsets.US_ASCII));
+      out.emit(key(map, row), new String(line, StandardCharsets.US_ASCII));
     }
   }
 

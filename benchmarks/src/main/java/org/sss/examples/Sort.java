@@ -2,6 +2,7 @@ package org.sss.examples;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import org.sss.client.SssClient;
 import org.sss.client.job.Job;
@@ -52,11 +53,11 @@ public final class Sort {
           os.write(line);
           os.write('\n');
         } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
+          throw new UncheckedIOException(e);
         }
         n[0]++;
       });
-    } catch (java.io.UncheckedIOException e) {
+    } catch (UncheckedIOException e) {
       throw e.getCause();
     }
     return n[0];

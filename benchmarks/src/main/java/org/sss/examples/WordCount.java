@@ -1,11 +1,12 @@
 package org.sss.examples;
 
+import java.nio.file.Path;
 import java.util.StringTokenizer;
+import org.sss.client.job.Job;
 import org.sss.core.api.Emitter;
 import org.sss.core.api.Mapper;
 import org.sss.core.api.Reducer;
 import org.sss.core.api.Serdes;
-import org.sss.client.job.Job;
 
 /**
  * Counts words, tokenized exactly as Hadoop's WordCount example does
@@ -36,7 +37,7 @@ public final class WordCount {
    * The job over text files read where the nodes see them ({@link Job.Builder#inputText}):
    * (byte offset, line) in, (word, count) out.
    */
-  public static Job jobOverFiles(java.nio.file.Path files, String output, boolean combine) {
+  public static Job jobOverFiles(Path files, String output, boolean combine) {
     Job.Builder b = Job.named("wordcount")
         .jarByClass(WordCount.class)
         .inputText(files)

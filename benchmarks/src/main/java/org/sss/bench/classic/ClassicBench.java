@@ -1,5 +1,6 @@
 package org.sss.bench.classic;
 
+import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
@@ -9,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,6 +25,7 @@ import org.sss.client.cluster.SssCluster;
 import org.sss.client.io.BulkIO;
 import org.sss.client.job.JobResult;
 import org.sss.client.job.ProgressListener;
+import org.sss.core.io.TextOutputDir;
 import org.sss.examples.ExampleIO;
 import org.sss.examples.Pi;
 import org.sss.examples.RandomTextWriter;
@@ -283,7 +286,7 @@ public final class ClassicBench {
           problem.append(lines).append(" lines of ").append(fileBytes).append(" bytes in the files, but the job wrote ")
               .append(records).append(" of ").append(bytes).append("; ");
         }
-        if (!Files.exists(dir.resolve(org.sss.core.io.TextOutputDir.SUCCESS))) {
+        if (!Files.exists(dir.resolve(TextOutputDir.SUCCESS))) {
           problem.append("no _SUCCESS; ");
         }
         if (bytes < plan.textBytes() || bytes > plan.textBytes() + (long) maps * (1 << 16)) {
@@ -317,7 +320,7 @@ public final class ClassicBench {
    */
   public static long writeText(Path file, long bytes, int maps) throws IOException {
     long lines = 0;
-    try (OutputStream os = new java.io.BufferedOutputStream(Files.newOutputStream(file), 1 << 16)) {
+    try (OutputStream os = new BufferedOutputStream(Files.newOutputStream(file), 1 << 16)) {
       for (int m = 0; m < maps; m++) {
         RandomTextWriter.Generator g = new RandomTextWriter.Generator(1, m);
         for (long left = RandomTextWriter.bytesOfMap(m, maps, bytes); left > 0; ) {
@@ -502,7 +505,7 @@ public final class ClassicBench {
 
   private static List<Outcome> inEngineOrder(List<Outcome> outcomes, List<String> engines) {
     List<Outcome> s = new ArrayList<>(outcomes);
-    s.sort(java.util.Comparator.comparingInt(o -> engines.indexOf(o.engine())));
+    s.sort(Comparator.comparingInt(o -> engines.indexOf(o.engine())));
     return s;
   }
 

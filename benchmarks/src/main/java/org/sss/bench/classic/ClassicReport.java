@@ -1,5 +1,6 @@
 package org.sss.bench.classic;
 
+import java.awt.Color;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
@@ -99,7 +101,7 @@ public final class ClassicReport {
    * The seconds of one phase of the timed runs that verified: a run whose answer was wrong may
    * have been fast because it skipped work, so its time is in no figure.
    */
-  static Spread spread(List<ClassicBench.Outcome> os, java.util.function.Function<ClassicBench.Outcome, Double> phase) {
+  static Spread spread(List<ClassicBench.Outcome> os, Function<ClassicBench.Outcome, Double> phase) {
     return Spread.of(os.stream().filter(o -> o.timed() && o.ran() && o.verified() && phase.apply(o) != null)
         .map(phase).toList());
   }
@@ -272,11 +274,11 @@ public final class ClassicReport {
         .title("classic jobs, " + plan.threads() + " threads per engine").xAxisTitle("job")
         .yAxisTitle(plan.repeats() > 1 ? "job seconds (median of " + plan.repeats() + " runs)" : "job seconds")
         .build();
-    chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+    chart.getStyler().setChartBackgroundColor(Color.WHITE);
     chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNE);
     chart.getStyler().setLabelsVisible(true);
     chart.getStyler().setLabelsFontColorAutomaticEnabled(false);
-    chart.getStyler().setLabelsFontColor(java.awt.Color.BLACK);
+    chart.getStyler().setLabelsFontColor(Color.BLACK);
     chart.getStyler().setLabelsPosition(1.0);
     chart.getStyler().setDecimalPattern("#0.0");
     List<String> xs = new ArrayList<>(jobs);

@@ -5,11 +5,18 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.examples.QuasiMonteCarlo;
 import org.apache.hadoop.examples.RandomTextWriter;
@@ -81,10 +88,10 @@ public final class HadoopClassic {
     progress.phase("job");
     long t0 = System.nanoTime();
     PrintStream stdout = System.out;
-    System.setOut(new PrintStream(java.io.OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(maps);
+    System.setOut(new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
+    ExecutorService pool = Executors.newFixedThreadPool(maps);
     try {
-      List<java.util.concurrent.Future<Integer>> jobs = new java.util.ArrayList<>();
+      List<Future<Integer>> jobs = new ArrayList<>();
       for (int m = 0; m < maps; m++) {
         long share = totalBytes / maps + (m < totalBytes % maps ? 1 : 0);
         Configuration conf = configuration();
@@ -218,9 +225,9 @@ public final class HadoopClassic {
     if (dir == null || !Files.exists(dir)) {
       return;
     }
-    try (java.util.stream.Stream<java.nio.file.Path> paths = Files.walk(dir)) {
-      paths.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-    } catch (IOException | java.io.UncheckedIOException ignored) {
+    try (Stream<java.nio.file.Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    } catch (IOException | UncheckedIOException ignored) {
       // best effort: a temporary directory
     }
   }

@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.StringTokenizer;
 import java.util.stream.Stream;
 import org.sss.client.io.LineReader;
@@ -119,7 +120,7 @@ public final class WordCounts {
   }
 
   /** The sum of the counts and the words not in {@code allowed} (at most 5 shown), for a lines list. */
-  public static String unknownWords(List<byte[]> lines, java.util.Set<String> allowed) {
+  public static String unknownWords(List<byte[]> lines, Set<String> allowed) {
     List<String> bad = new ArrayList<>();
     int n = 0;
     for (byte[] l : lines) {

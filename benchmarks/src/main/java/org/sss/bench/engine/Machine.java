@@ -1,6 +1,7 @@
 package org.sss.bench.engine;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -16,7 +17,7 @@ public final class Machine {
     } catch (IOException ignored) {
       // not Linux
     }
-    long memGiB = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+    long memGiB = ((com.sun.management.OperatingSystemMXBean) ManagementFactory
         .getOperatingSystemMXBean()).getTotalMemorySize() >> 30;
     return String.format("Machine: %d cores (%s), %d GiB RAM, Java %s (%s), %s.",
         Runtime.getRuntime().availableProcessors(), cpu, memGiB, System.getProperty("java.version"),

@@ -5,9 +5,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
+import org.sss.bench.ResultsDir;
 import org.sss.client.BulkWriter;
 import org.sss.client.SssClient;
 import org.sss.client.TableSpec;
@@ -18,6 +22,7 @@ import org.sss.client.job.JobResult;
 import org.sss.client.job.ProgressListener;
 import org.sss.core.api.Serdes;
 import org.sss.core.keys.PairTypes;
+import org.sss.core.keys.StoredKeys;
 import org.sss.core.proto.Compression;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.TableOptions;
@@ -28,7 +33,6 @@ import org.sss.kvs.StoreTable;
 import org.sss.kvs.TableBatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import org.sss.core.keys.StoredKeys;
 
 /**
  * The shuffle path against the machine's limit, and the fixed cost of a job.
@@ -212,7 +216,7 @@ public final class ShuffleBenchmark implements Callable<Integer> {
   }
 
   private static void ingestRun(StoreTable t, List<byte[][]> run) {
-    run.sort((x, y) -> java.util.Arrays.compareUnsigned(x[0], y[0]));
+    run.sort((x, y) -> Arrays.compareUnsigned(x[0], y[0]));
     t.ingestSorted(run);
     run.clear();
   }
@@ -264,7 +268,7 @@ public final class ShuffleBenchmark implements Callable<Integer> {
         client.submit(job).await();
         times[i] = (System.nanoTime() - t0) / 1e6;
       }
-      java.util.Arrays.sort(times);
+      Arrays.sort(times);
       double median = times[times.length / 2];
       System.err.printf("empty job (map + reduce, 3 processes): median %.1f ms, min %.1f ms, max %.1f ms%n",
           median, times[0], times[times.length - 1]);
@@ -324,13 +328,13 @@ public final class ShuffleBenchmark implements Callable<Integer> {
 
   /** MiB of a heap size written as for {@code -Xmx} (512m, 1g). */
   static long heapMiB(String heap) {
-    String h = heap.trim().toLowerCase(java.util.Locale.ROOT);
+    String h = heap.trim().toLowerCase(Locale.ROOT);
     long n = Long.parseLong(h.replaceAll("[^0-9]", ""));
     return h.endsWith("g") ? n << 10 : h.endsWith("k") ? n >> 10 : h.endsWith("m") ? n : n >> 20;
   }
 
   private void write(double emptyMedianMs) throws IOException {
-    out = org.sss.bench.ResultsDir.orFresh(out, "engine");
+    out = ResultsDir.orFresh(out, "engine");
     Files.createDirectories(out);
     StringBuilder csv = new StringBuilder("path,operation,pairs,seconds,pairs_per_s,mb_per_s,ratio_to_raw\n");
     StringBuilder md = new StringBuilder("# Shuffle throughput and job latency\n\n");
@@ -343,7 +347,7 @@ public final class ShuffleBenchmark implements Callable<Integer> {
       md.append("| path | operation | pairs | seconds | pairs/s | MB/s | ratio to raw |\n|---|---|---|---|---|---|---|\n");
     }
     for (String[] r : rowsOut) {
-      csv.append(String.join(",", java.util.Arrays.stream(r).map(ShuffleBenchmark::csvField).toList())).append('\n');
+      csv.append(String.join(",", Arrays.stream(r).map(ShuffleBenchmark::csvField).toList())).append('\n');
       md.append("| ").append(String.join(" | ", r)).append(" |\n");
     }
     if (!Double.isNaN(emptyMedianMs)) {
@@ -370,7 +374,7 @@ public final class ShuffleBenchmark implements Callable<Integer> {
 
   static void deleteTree(Path dir) throws IOException {
     try (var paths = Files.walk(dir)) {
-      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
   }
 }

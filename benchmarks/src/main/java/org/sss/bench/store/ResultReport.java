@@ -157,7 +157,7 @@ final class ResultReport {
     try {
       Process p = new ProcessBuilder("git", "describe", "--always", "--dirty", "--abbrev=12")
           .redirectErrorStream(true).start();
-      String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
       return p.waitFor() == 0 && !out.isEmpty() ? "git " + out : "unknown";
     } catch (IOException | RuntimeException e) {
       return "unknown";

@@ -1,7 +1,9 @@
 package org.sss.bench.store;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,8 +12,13 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.sss.bench.ResultsDir;
+import org.sss.bench.classic.ClassicBench;
 import org.sss.bench.store.BenchPairs.Checksum;
 import org.sss.bench.store.ResultReport.Row;
 import org.sss.client.BulkWriter;
@@ -22,17 +29,19 @@ import org.sss.client.TableSpec;
 import org.sss.client.cluster.LocalProcessCluster;
 import org.sss.client.cluster.SssCluster;
 import org.sss.client.io.BulkIO;
+import org.sss.client.job.ProgressListener;
 import org.sss.core.api.Pair;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.Compression;
+import org.sss.core.proto.DataType;
 import org.sss.core.proto.TableOptions;
 import org.sss.kvs.NodeStore;
 import org.sss.kvs.StoreCursor;
 import org.sss.kvs.StoreTable;
 import org.sss.kvs.TableBatch;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine;
 
 /**
  * Put and full-scan throughput of the store, first on raw RocksDB and then through the SSS
@@ -185,7 +194,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
 
   private final PrintStream log = System.out;
   /** Directories this run created, deleted at the end (also on Ctrl-C). */
-  private final List<Path> scratchDirs = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<Path> scratchDirs = new CopyOnWriteArrayList<>();
   private ResultReport report;
 
   public static void main(String[] args) {
@@ -261,7 +270,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       scratchDirs.forEach(StoreThroughputBenchmark::deleteTree);
     }
     report.setting("total run time", String.format(Locale.ROOT, "%.0f s", (System.nanoTime() - t0) / 1e9));
-    out = org.sss.bench.ResultsDir.orFresh(out, "store");
+    out = ResultsDir.orFresh(out, "store");
     report.write(out);
     log.println();
     log.print(report.markdown());
@@ -329,7 +338,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
     Path dir = Files.createTempDirectory(workDir, "sss-bench-text-");
     scratchDirs.add(dir);
     Path text = dir.resolve("text.txt");
-    long lines = org.sss.bench.classic.ClassicBench.writeText(text, textBytes, 1);
+    long lines = ClassicBench.writeText(text, textBytes, 1);
     long bytes = Files.size(text);
     Path copy = dir.resolve("dd.out");
     try {
@@ -367,7 +376,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
     cmd.addAll(List.of(args));
     long t0 = System.nanoTime();
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String said = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     try {
       check(p.waitFor() == 0, "dd " + String.join(" ", args) + " failed: " + said);
     } catch (InterruptedException e) {
@@ -402,8 +411,8 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       double cpu0 = cpu.seconds();
       long t0 = System.nanoTime();
       long[] sentByClient = {0};
-      long loaded = BulkIO.load(client, TEXT_TABLE, text, org.sss.core.proto.DataType.STRING, false,
-          n -> sentByClient[0] += n, org.sss.client.job.ProgressListener.none());
+      long loaded = BulkIO.load(client, TEXT_TABLE, text, DataType.STRING, false,
+          n -> sentByClient[0] += n, ProgressListener.none());
       check(sentByClient[0] == 0, path + " load: the nodes did not read the file (the client sent it)");
       double seconds = seconds(t0);
       double cpuSeconds = cpu.seconds() - cpu0;
@@ -418,7 +427,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       cpu0 = cpu.seconds();
       t0 = System.nanoTime();
       long[] writtenByClient = {0};
-      long dumped = BulkIO.dumpParts(client, TEXT_TABLE, parts, false, org.sss.client.job.ProgressListener.none(),
+      long dumped = BulkIO.dumpParts(client, TEXT_TABLE, parts, false, ProgressListener.none(),
           n -> writtenByClient[0] += n);
       check(writtenByClient[0] == 0 && Files.exists(parts.resolve("_SUCCESS")), path + " dump: the nodes did not"
           + " write the part files (the client did), or no _SUCCESS");
@@ -430,7 +439,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       try (Stream<Path> files = Files.list(parts)) {
         for (Path f : files.filter(f -> f.getFileName().toString().startsWith("part-")).toList()) {
           partBytes += Files.size(f);
-          try (Stream<String> l = Files.lines(f, java.nio.charset.StandardCharsets.ISO_8859_1)) {
+          try (Stream<String> l = Files.lines(f, StandardCharsets.ISO_8859_1)) {
             partLines += l.count();
           }
         }
@@ -610,7 +619,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
    * scan that met a late JIT compilation or a collector's pause from deciding the row.
    */
   private Row timedScan(CpuMeter cpu, String shapeName, String path, String op, BenchPairs data, Checksum expected,
-                        Runnable settle, java.util.function.Function<PhaseProgress, Checksum> scanOnce) {
+                        Runnable settle, Function<PhaseProgress, Checksum> scanOnce) {
     List<Row> rows = new ArrayList<>();
     for (int i = 0; i < scanRepeats; i++) {
       settle.run();
@@ -642,7 +651,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
    * branch the timed scans took, and their compiled loops were thrown away and recompiled).
    */
   private static PhaseProgress silentProgress(long pairs, BenchPairs data) {
-    return new PhaseProgress("warm-up", pairs, data.pairBytes(), new PrintStream(java.io.OutputStream.nullOutputStream()));
+    return new PhaseProgress("warm-up", pairs, data.pairBytes(), new PrintStream(OutputStream.nullOutputStream()));
   }
 
   /**
@@ -696,7 +705,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
    * methods that crossed their compile thresholds while the warm-up kept every core busy
    * (profiled: compiler threads took 40% of the CPU during timed client scans).
    */
-  private void settle(String path, CpuMeter cpu, java.util.function.BooleanSupplier busy) {
+  private void settle(String path, CpuMeter cpu, BooleanSupplier busy) {
     long t0 = System.nanoTime();
     long deadline = t0 + settleSeconds * 1_000_000_000L;
     try {

@@ -3,13 +3,19 @@ package org.sss.bench.synthetic;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import org.sss.bench.ResultsDir;
 import org.sss.bench.classic.ClassicBench;
 import org.sss.bench.classic.ClassicPlan;
 import org.sss.bench.classic.ClassicReport;
 import org.sss.client.cli.CommandExtension;
 import org.sss.client.cluster.SssCluster;
+import org.sss.core.cluster.ClusterSpec;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -106,7 +112,7 @@ public final class BenchCommand implements Callable<Integer> {
     quietHadoop();
     PrintWriter console = spec.commandLine().getOut();
     if (clusterFile != null) {
-      org.sss.core.cluster.ClusterSpec given = org.sss.core.cluster.ClusterSpec.load(clusterFile);
+      ClusterSpec given = ClusterSpec.load(clusterFile);
       int n = given.nodeCount();
       for (int i = 0; i < workloads.size(); i++) {
         SweepPlan.Workload w = workloads.get(i);
@@ -125,7 +131,7 @@ public final class BenchCommand implements Callable<Integer> {
     }
     long bad = 0;
     // a run always leaves its report, plots and CSVs: in --out, else in a new directory it names at the end
-    Path outDir = org.sss.bench.ResultsDir.orFresh(out, "bench");
+    Path outDir = ResultsDir.orFresh(out, "bench");
     String verdict = null;
     if (!workloads.isEmpty()) {
       Bench bench = new Bench(clusterFile, Progress.console(), console);
@@ -218,7 +224,7 @@ public final class BenchCommand implements Callable<Integer> {
      * cluster is: a job's time is then the job's, not a cluster start's (opening RocksDB, first
      * connections between nodes, new threads). Hadoop's local runner has no daemons to keep.
      */
-    private final java.util.Map<String, SssCluster> embedded = new java.util.HashMap<>();
+    private final Map<String, SssCluster> embedded = new HashMap<>();
     private final Progress progress;
     private final PrintWriter console;
 
@@ -242,7 +248,7 @@ public final class BenchCommand implements Callable<Integer> {
       try {
         for (SweepPlan.Workload w : workloads) {
           List<Record> mine = new ArrayList<>();
-          java.util.Set<String> warmed = new java.util.HashSet<>();
+          Set<String> warmed = new HashSet<>();
           for (SweepPlan.Point p : w.points()) {
             String point = (p.value().isEmpty() ? "" : p.param() + "=" + p.value())
                 + (p.params().combinerEnabled() ? " combiner" : "");
@@ -323,7 +329,7 @@ public final class BenchCommand implements Callable<Integer> {
       if (c == null) {
         progress.phase("start");
         long t0 = System.nanoTime();
-        c = SssCluster.embedded(p.nodes(), p.nodes() * org.sss.core.cluster.ClusterSpec.DEFAULT_PARTITIONS_PER_NODE,
+        c = SssCluster.embedded(p.nodes(), p.nodes() * ClusterSpec.DEFAULT_PARTITIONS_PER_NODE,
             replication);
         embedded.put(shape, c);
         progress.say(String.format("sss: embedded cluster of %d nodes keeping %d cop%s started in %.2f s (untimed); it "

@@ -3,6 +3,7 @@ package org.sss.bench.synthetic;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -97,7 +98,7 @@ final class HadoopOutputCheck {
           long last = wanted.get(wanted.size() - 1);
           // next(key) reads a key and skips its value; the value is read only for a wanted key
           while (r.next(k) && k.get() <= last) {
-            if (java.util.Collections.binarySearch(wanted, k.get()) >= 0) {
+            if (Collections.binarySearch(wanted, k.get()) >= 0) {
               r.getCurrentValue(v);
               found.computeIfAbsent(k.get(), x -> new ArrayList<>()).add(Arrays.copyOf(v.getBytes(), v.getLength()));
             }

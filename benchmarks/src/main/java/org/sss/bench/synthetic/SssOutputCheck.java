@@ -7,14 +7,15 @@ import org.sss.client.SssClient;
 import org.sss.client.internal.ClientInternals;
 import org.sss.client.internal.NodeChannels;
 import org.sss.core.cluster.PartitionMap;
+import org.sss.core.cluster.ReplicaPlacement;
 import org.sss.core.keys.KeyCodec;
+import org.sss.core.keys.StoredKeys;
 import org.sss.core.proto.Request;
 import org.sss.core.proto.Response;
 import org.sss.core.proto.ScanNext;
 import org.sss.core.proto.ScanOpen;
 import org.sss.core.transport.Frame;
 import org.sss.core.transport.PairBlock;
-import org.sss.core.keys.StoredKeys;
 
 /**
  * Reads a synthetic run's output table back from SSS into {@link Observed}, two ways:
@@ -42,7 +43,7 @@ final class SssOutputCheck {
   /** Reads {@code table} into {@code seen}; returns the number of keys read by key. */
   static int read(SssClient client, String table, boolean multiValued, Expected expected, Observed seen) {
     PartitionMap map = client.spec().partitionMap();
-    org.sss.core.cluster.ReplicaPlacement placement = client.spec().placement();
+    ReplicaPlacement placement = client.spec().placement();
     int copies = Math.max(1, client.tableStats(table).spec().replication());
     List<Integer> all = new ArrayList<>();
     for (int p = 0; p < map.partitions(); p++) {

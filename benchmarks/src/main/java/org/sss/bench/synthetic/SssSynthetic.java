@@ -1,5 +1,6 @@
 package org.sss.bench.synthetic;
 
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,6 +10,7 @@ import org.sss.core.api.Partitioner;
 import org.sss.core.api.Reducer;
 import org.sss.core.api.TaskContext;
 import org.sss.core.cluster.PartitionMap;
+import org.sss.core.keys.KeyCodec;
 
 /**
  * The synthetic workload as SSS user code. Servers load these classes by name, so this file must
@@ -136,12 +138,12 @@ public final class SssSynthetic {
    * its hash partition.
    */
   public static final class MisplacingPartitioner implements Partitioner {
-    private static final byte[] KEY = org.sss.core.keys.KeyCodec.encodeLong(Fault.KEY);
+    private static final byte[] KEY = KeyCodec.encodeLong(Fault.KEY);
 
     @Override
     public int partition(byte[] encodedKey, PartitionMap map, int sourceNode) {
       int hashed = map.partitionOf(encodedKey);
-      if (!java.util.Arrays.equals(encodedKey, KEY)) {
+      if (!Arrays.equals(encodedKey, KEY)) {
         return hashed;
       }
       int node = (map.ownerOf(hashed) + 1) % map.nodes();

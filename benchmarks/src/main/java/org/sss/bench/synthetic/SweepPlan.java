@@ -85,7 +85,7 @@ public final class SweepPlan {
 
     /** The same points on a cluster of {@code n} nodes (a running cluster's size wins over the file's). */
     public Workload withNodes(int n) {
-      List<Point> adjusted = new java.util.ArrayList<>();
+      List<Point> adjusted = new ArrayList<>();
       for (Point pt : points) {
         SyntheticParams q = pt.params();
         adjusted.add(new Point(pt.workload(), pt.param(), pt.value(), pt.x(), new SyntheticParams(q.workload(), n,

@@ -1,5 +1,6 @@
 package org.sss.bench.synthetic;
 
+import java.util.Arrays;
 import java.util.function.LongUnaryOperator;
 import java.util.zip.CRC32C;
 
@@ -63,7 +64,7 @@ public final class SyntheticData {
   public static byte[] pattern(int length) {
     byte[] longest = longestPattern;
     if (longest.length >= length) {
-      return java.util.Arrays.copyOf(longest, length);
+      return Arrays.copyOf(longest, length);
     }
     byte[] b = new byte[length];
     for (int i = 0; i < length; i++) {
@@ -202,7 +203,7 @@ public final class SyntheticData {
       }
       long crc = crc(in, off, len);
       if (fault == Fault.SWAPPED_INPUT && (key == 0 || key == 1) && initialKeyCount > 1) {
-        byte[] other = java.util.Arrays.copyOfRange(in, off, off + len);
+        byte[] other = Arrays.copyOfRange(in, off, off + len);
         fillInput(other, key ^ 1); // the other key's value: the same pattern, the other key in its header
         crc = crc(other, 0, len);
       }

@@ -2,6 +2,8 @@ package org.sss.core.keys;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.Setup;
@@ -70,7 +72,7 @@ public class KeyCodecBenchmark extends HotPathBenchmark {
 
   /** Walks sorted stored keys group by group; returns the groups. */
   static long decodeSorted(byte[][] stored, byte[][] values,
-                           java.util.function.Consumer<String> keysOut, java.util.function.LongConsumer valuesOut) {
+                           Consumer<String> keysOut, LongConsumer valuesOut) {
     byte[] previous = null;
     long groups = 0;
     for (int i = 0; i < stored.length; i++) {
