@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 OUT=benchmarks/results/jmh
 # the tree's state before this script writes its own files into it
-changes="$(git status --porcelain -- . ":!$OUT" 2>/dev/null)"
+changes="$(git status --porcelain -- . ":!$OUT" 2>/dev/null || true)"
 {
   echo "bin/sss jmh -foe true -rf json -rff $OUT/results.json $*"
   echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$( [ -n "$changes" ] && echo ' (with uncommitted changes)')"

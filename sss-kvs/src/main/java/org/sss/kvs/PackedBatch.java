@@ -22,7 +22,7 @@ import org.sss.core.transport.Varints;
 public final class PackedBatch {
   private final StoreTable table;
   private final int capacity;
-  /** Null after a commit handed the array to the table, until the next pair. */
+  /** Null until the first pair, and after a commit handed the array to the table until the next. */
   private byte[] rep;
   private int size;
   private int count;

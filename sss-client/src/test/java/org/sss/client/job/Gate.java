@@ -44,8 +44,12 @@ public final class Gate {
     }
   }
 
-  public boolean isOpen() {
-    return Files.exists(dir.resolve("open"));
+  /** The tasks that went past the gate so far (opened, or tired of waiting), as "node N partition P". */
+  public List<String> passed() throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("passed "))
+          .map(n -> n.substring("passed ".length())).sorted().toList();
+    }
   }
 
   /** The tasks that reached the gate so far, as "node N partition P". */
@@ -81,6 +85,8 @@ public final class Gate {
       while (!Files.exists(open) && System.nanoTime() < deadline) {
         Thread.sleep(10); // an abort interrupts this
       }
+      // past the gate (opened, or its safety valve ran out): the task maps
+      Files.createFile(dir.resolve("passed node " + context.nodeId() + " partition " + context.partition()));
     }
 
     @Override
