@@ -78,17 +78,6 @@ public final class PackedBatch {
   }
 
   /**
-   * Adds one pair already in packed form ({@code | varint klen | key | varint vlen | value |})
-   * from {@code src[offset, offset + length)}.
-   */
-  public void putPacked(byte[] src, int offset, int length) {
-    ensure(length);
-    System.arraycopy(src, offset, rep, size, length);
-    size += length;
-    count++;
-  }
-
-  /**
    * Reserves room for a block of {@code pairs} packed pairs, {@code length} bytes in all (a
    * received batch, already checked pair by pair), and returns where in {@link #array} to copy
    * it. When the batch is empty so far, the array is sized to the block exactly, so that a

@@ -43,7 +43,8 @@ class PackedBatchTest {
               packed[o++] = (byte) (len >>> 7);
             }
             System.arraycopy(values[i], 0, packed, o, len);
-            b.putPacked(packed, 0, o + len);
+            int at = b.reserveBlock(o + len, 1); // a received block of one pair
+            System.arraycopy(packed, 0, b.array(), at, o + len);
           }
         }
       }
