@@ -107,6 +107,8 @@ class LauncherScriptTest {
     pb.environment().put("SSS_JAVA_OPTS", "-Xmx256m");
     pb.environment().put("PATH", tools + File.pathSeparator + System.getenv("PATH"));
     pb.environment().remove("SSS_REBUILD");
+    pb.environment().put("SSS_CDS", "0"); // the class-data archive has a test of its own
+    pb.environment().remove("ROCKSDB_MUSL_LIBC");
     pb.environment().putAll(env);
     Process p = pb.start();
     CompletableFuture<byte[]> err = CompletableFuture.supplyAsync(() -> {
@@ -219,6 +221,69 @@ class LauncherScriptTest {
     } finally {
       if (Files.exists(cluster.resolve("cluster.properties"))) {
         org.sss.client.cluster.LocalProcessCluster.attach(cluster).stopAll();
+      }
+    }
+  }
+
+  @Test
+  void classDataArchive_madeOncePerBuild_thenMappedByEveryStart() throws Exception {
+    Path fresh = dir.resolve("cds");
+    copyScript(fresh);
+    Path target = Files.createDirectories(fresh.resolve("benchmarks/target"));
+    copyTree(home.resolve("benchmarks/target"), target);
+    standInMaven(dir.resolve("mvn-calls"), "exit 99");
+    Map<String, String> cds = Map.of("SSS_CDS", "1");
+
+    Run first = script(fresh, cds, "--version");
+    assertEquals(0, first.status(), first::toString);
+    assertEquals("sss 0.1.0\n", first.out(), "the training run prints nothing on stdout");
+    assertTrue(first.err().contains("making a class-data archive"), first::toString);
+    List<Path> archives;
+    try (Stream<Path> s = Files.list(target.resolve("cds"))) {
+      archives = s.toList();
+    }
+    assertEquals(1, archives.size(), archives.toString());
+    assertTrue(Files.size(archives.get(0)) > 1 << 20, "an archive of the command's classes: " + archives);
+
+    // the next start maps it: the project's classes come from the archive, and it is not made again
+    Path loaded = dir.resolve("class-load.log");
+    Run second = script(fresh, Map.of("SSS_CDS", "1", "SSS_JAVA_OPTS", "-Xmx256m -Xlog:class+load=info:file=" + loaded),
+        "--version");
+    assertEquals(0, second.status(), second::toString);
+    assertEquals("sss 0.1.0\n", second.out());
+    assertFalse(second.err().contains("making a class-data archive"), second::toString);
+    assertTrue(Files.readAllLines(loaded).stream()
+        .anyMatch(l -> l.contains("org.sss.client.cli.SssCommand source: shared objects file")), "from the archive");
+
+    // a rebuilt jar makes it stale: the next start makes it again
+    Path clientJar = target.resolve("lib/sss-client-0.1.0-SNAPSHOT.jar");
+    Files.setLastModifiedTime(clientJar, java.nio.file.attribute.FileTime.fromMillis(
+        Files.getLastModifiedTime(archives.get(0)).toMillis() + 2_000));
+    Run rebuilt = script(fresh, cds, "--version");
+    assertEquals(0, rebuilt.status(), rebuilt::toString);
+    assertTrue(rebuilt.err().contains("making a class-data archive"), rebuilt::toString);
+
+    // SSS_CDS=0: no archive is made or mapped
+    Path off = dir.resolve("off");
+    copyScript(off);
+    copyTree(home.resolve("benchmarks/target"), Files.createDirectories(off.resolve("benchmarks/target")));
+    Run none = script(off, Map.of(), "--version");
+    assertEquals("sss 0.1.0\n", none.out(), none::toString);
+    assertFalse(Files.exists(off.resolve("benchmarks/target/cds")), "SSS_CDS=0 makes no archive");
+  }
+
+  /** Copies a directory tree, symbolic links as links (the dependencies are links to the local repository). */
+  static void copyTree(Path from, Path to) throws IOException {
+    try (Stream<Path> files = Files.walk(from)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        Path t = to.resolve(from.relativize(f).toString());
+        if (Files.isSymbolicLink(f)) {
+          Files.createSymbolicLink(t, Files.readSymbolicLink(f));
+        } else if (Files.isDirectory(f)) {
+          Files.createDirectories(t);
+        } else {
+          Files.copy(f, t, StandardCopyOption.COPY_ATTRIBUTES);
+        }
       }
     }
   }

@@ -20,13 +20,21 @@ import picocli.CommandLine.Mixin;
  * with status 1 (2 for a usage error).
  */
 @Command(name = "sss", mixinStandardHelpOptions = true, version = "sss 0.1.0",
-    description = "SSS: a MapReduce engine on a sharded key-value store.",
-    subcommands = {
-        ClusterCommand.class, NodeCommand.class, ServerCommand.class, TableCommand.class, PutCommand.class,
-        GetCommand.class, ScanCommand.class, CountCommand.class, LoadCommand.class, DumpCommand.class,
-        RunCommand.class, PingCommand.class,
-        CommandLine.HelpCommand.class})
+    description = "SSS: a MapReduce engine on a sharded key-value store.")
 public final class SssCommand implements Runnable {
+  /**
+   * The built-in commands, in the order {@code --help} lists them (the extensions' follow).
+   * Added to the command line by {@link #commandLine(String...)}, not by the annotation, so
+   * that a run builds the model of the one command it runs.
+   */
+  private static final List<Class<?>> BUILT_IN = List.of(
+      ClusterCommand.class, NodeCommand.class, ServerCommand.class, TableCommand.class, PutCommand.class,
+      GetCommand.class, ScanCommand.class, CountCommand.class, LoadCommand.class, DumpCommand.class,
+      RunCommand.class, PingCommand.class, CommandLine.HelpCommand.class);
+
+  /** Options of this command that take a value (as the next argument or after {@code =}). */
+  private static final List<String> OPTIONS_WITH_VALUES = List.of("--cluster", "--nodes");
+
   @Mixin
   ClusterOptions cluster;
 
@@ -80,16 +88,41 @@ public final class SssCommand implements Runnable {
     return false;
   }
 
-  /** Builds the command line with every extension found on the class path. */
+  /** Builds the command line with every command, those of the extensions found on the class path too. */
   public static CommandLine commandLine() {
+    return commandLine(new String[0]);
+  }
+
+  /**
+   * The command line for {@code args}: with only the command they name when they name one
+   * (picocli reads every annotation of a command it is given, about 0.1 s for all of them in a
+   * fresh JVM, which a one-shot command should not pay), else with all of them (help, a usage
+   * error with suggestions, no command at all).
+   */
+  public static CommandLine commandLine(String... args) {
     CommandLine cl = new CommandLine(new SssCommand());
+    String named = commandNamed(args);
+    for (Class<?> c : BUILT_IN) {
+      String name = c.getAnnotation(Command.class).name();
+      if (named == null || named.equals(name)) {
+        cl.addSubcommand(name, c);
+      }
+    }
     for (CommandExtension ext : ServiceLoader.load(CommandExtension.class)) {
-      cl.addSubcommand(ext.name(), ext.command());
+      if (named == null || named.equals(ext.name())) {
+        cl.addSubcommand(ext.name(), ext.command());
+      }
+    }
+    if (cl.getSubcommands().isEmpty()) { // no such command: picocli's error lists the real ones
+      return commandLine();
     }
     for (List<String> path : WITHOUT_CLUSTER_FILE) {
       CommandLine sub = cl;
       for (String name : path) {
-        sub = sub.getSubcommands().get(name);
+        sub = sub == null ? null : sub.getSubcommands().get(name);
+      }
+      if (sub == null) {
+        continue;
       }
       CommandLine.Model.OptionSpec inherited = sub.getCommandSpec().findOption("--cluster");
       if (inherited != null) {
@@ -110,7 +143,7 @@ public final class SssCommand implements Runnable {
       }
       return 1;
     });
-    cl.setParameterExceptionHandler((e, args) -> {
+    cl.setParameterExceptionHandler((e, given) -> {
       CommandLine cmd = e.getCommandLine();
       cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + e.getMessage()
           + " (see " + cmd.getCommandSpec().qualifiedName() + " --help)");
@@ -119,8 +152,28 @@ public final class SssCommand implements Runnable {
     return cl;
   }
 
+  /**
+   * The first argument that is not one of this command's options (or an option's value): the
+   * command to run; null when there is none, or when it is {@code help}, which lists them all.
+   */
+  static String commandNamed(String... args) {
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      if (a.startsWith("-")) {
+        if (OPTIONS_WITH_VALUES.contains(a)) {
+          i++; // its value
+        } else if (a.equals("--")) {
+          return null;
+        }
+        continue;
+      }
+      return a.equals("help") ? null : a;
+    }
+    return null;
+  }
+
   public static void main(String[] args) {
-    int status = commandLine().execute(args);
+    int status = commandLine(args).execute(args);
     System.exit(status);
   }
 }

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.ServiceLoader;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
+import org.sss.client.internal.InProcessClusters;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.EmbeddedNodes;
 import org.sss.core.cluster.ReplicaPlacement;
@@ -37,6 +38,7 @@ final class EmbeddedCluster implements SssCluster {
     this.dir = dir;
     this.cleanUpAtExit = new Thread(this::closeNodesAndDelete, "sss-embedded-cleanup");
     Runtime.getRuntime().addShutdownHook(cleanUpAtExit);
+    InProcessClusters.add(spec);
   }
 
   static EmbeddedCluster start(int n, int partitions, int replication) throws IOException {
@@ -93,6 +95,7 @@ final class EmbeddedCluster implements SssCluster {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    InProcessClusters.remove(spec);
     try {
       nodes.close();
     } catch (Exception e) {

@@ -22,6 +22,7 @@ import org.slf4j.LoggerFactory;
 import org.sss.client.SssClient;
 import org.sss.client.TableSpec;
 import org.sss.client.internal.ClientInternals;
+import org.sss.client.internal.InProcessClusters;
 import org.sss.client.internal.NodeChannels;
 import org.sss.client.internal.WireTypes;
 import org.sss.client.io.BulkIO;
@@ -452,7 +453,7 @@ final class JobCoordinator implements Runnable {
   private CompletableFuture<String> shipJar() throws IOException {
     Path jar = job.jar != null ? job.jar
         : System.getProperty(JOB_JAR_PROPERTY) != null ? Path.of(System.getProperty(JOB_JAR_PROPERTY)) : null;
-    if (jar == null) {
+    if (jar == null || InProcessClusters.seeOnClassPath(channels.spec(), jar)) {
       return CompletableFuture.completedFuture("");
     }
     String hash = JarHashes.of(jar);

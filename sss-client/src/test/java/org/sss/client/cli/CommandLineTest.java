@@ -85,7 +85,7 @@ class CommandLineTest {
       // Built after System.out is redirected: picocli's default execution strategy remembers
       // the System.out of its construction and, when that differs from the current one at
       // execute(), replaces the writer given to setOut with it.
-      CommandLine cl = SssCommand.commandLine();
+      CommandLine cl = SssCommand.commandLine(args); // as main builds it: the named command only
       cl.setOut(new PrintWriter(out, true));
       cl.setErr(new PrintWriter(err, true));
       status = cl.execute(args);
