@@ -238,12 +238,24 @@ public final class SssClient implements AutoCloseable {
    * must then hold it with the types asked for.
    */
   private void createTable(String table, TableOptions options, boolean ifAbsent, boolean completing) {
-    List<Integer> made = new ArrayList<>();
-    try {
-      createTable(table, options, ifAbsent, completing, made);
-    } catch (RuntimeException e) {
-      throw made.isEmpty() ? e : undoCreate(table, made, e);
+    for (int attempt = 0; ; attempt++) {
+      List<Integer> made = new ArrayList<>();
+      try {
+        createTable(table, options, ifAbsent, completing, made);
+        return;
+      } catch (RuntimeException e) {
+        RuntimeException failure = made.isEmpty() ? e : undoCreate(table, made, e);
+        if (attempt > 0 || failure != e || !staleView(e)) {
+          throw failure;
+        }
+        // the view moved on while the create was sent (a node left or came back): again, once, on the new one
+      }
     }
+  }
+
+  /** Whether a node refused a change sent on a membership view it has left. */
+  private static boolean staleView(Throwable e) {
+    return NodeChannels.unwrap(e) instanceof SssException s && s.code() == ErrorCode.STALE_VIEW;
   }
 
   /**
@@ -254,17 +266,18 @@ public final class SssClient implements AutoCloseable {
   private void createTable(String table, TableOptions options, boolean ifAbsent, boolean completing,
                            List<Integer> made) {
     options = withCopies(options);
-    reachEveryNode("create table '" + table + "'", "nothing was created");
+    TableChange to = tableChange("create table '" + table + "'", "nothing was created");
     List<Throwable> errors = new ArrayList<>();
     List<Integer> silent = new ArrayList<>();
     int exists = 0;
-    List<TableOptions> held = new ArrayList<>();
-    List<CompletableFuture<Frame<Response>>> answers = sendToAllNodes(Request.newBuilder().setCreateTable(
-        CreateTable.newBuilder().setTable(table).setOptions(options).setIfAbsent(ifAbsent)));
-    for (int node = 0; node < answers.size(); node++) {
+    Map<Integer, TableOptions> held = new TreeMap<>();
+    List<CompletableFuture<Frame<Response>>> answers = sendTo(to.nodes(), Request.newBuilder().setCreateTable(
+        CreateTable.newBuilder().setTable(table).setOptions(options).setIfAbsent(ifAbsent).setViewEpoch(to.epoch())));
+    for (int i = 0; i < answers.size(); i++) {
+      int node = to.nodes().get(i);
       try {
-        Frame<Response> r = NodeChannels.await(answers.get(node), timeout);
-        held.add(r.header().getTable().getOptions());
+        Frame<Response> r = NodeChannels.await(answers.get(i), timeout);
+        held.put(node, r.header().getTable().getOptions());
         if (r.header().getTable().getCreated()) {
           made.add(node);
         }
@@ -278,7 +291,7 @@ public final class SssClient implements AutoCloseable {
     }
     if (errors.isEmpty()) {
       // every node answered, in node order: they must keep one contract
-      checkOneContract(table, held, completing ? options : held.get(0), completing);
+      checkOneContract(table, held, completing ? options : held.values().iterator().next(), completing);
     }
     for (Throwable e : errors) {
       if (e instanceof SssException s && s.code() == ErrorCode.TABLE_EXISTS) {
@@ -294,7 +307,7 @@ public final class SssClient implements AutoCloseable {
         throw cause;
       }
     }
-    if (exists == spec.nodeCount() || exists > 0 && ifAbsent) {
+    if (exists == to.nodes().size() || exists > 0 && ifAbsent) {
       throw NodeChannels.unwrap(errors.get(0)); // the node's words: it exists, or a job is writing it
     }
     if (exists > 0) {
@@ -311,15 +324,17 @@ public final class SssClient implements AutoCloseable {
    * Its nodes would keep different contracts, and a write would be refused by some after the
    * others took their shares.
    */
-  private static void checkOneContract(String table, List<TableOptions> held, TableOptions expected,
+  private static void checkOneContract(String table, Map<Integer, TableOptions> held, TableOptions expected,
                                        boolean asked) {
-    for (int node = 0; node < held.size(); node++) {
-      TableOptions o = held.get(node);
+    for (Map.Entry<Integer, TableOptions> e : held.entrySet()) {
+      int node = e.getKey();
+      TableOptions o = e.getValue();
       if (o.getKeyTypeValue() != expected.getKeyTypeValue() || o.getValueTypeValue() != expected.getValueTypeValue()
           || o.getMultiValued() != expected.getMultiValued()
           || Math.max(1, o.getReplication()) != Math.max(1, expected.getReplication())) {
         throw new SssException(ErrorCode.TABLE_EXISTS, "table '" + table + "' exists on node " + node + " as "
-            + describe(o) + ", but " + (asked ? "was asked for as " : "on node 0 as ") + describe(expected)
+            + describe(o) + ", but " + (asked ? "was asked for as " : "on node " + held.keySet().iterator().next()
+            + " as ") + describe(expected)
             + ": a drop or create of it did not reach every node. Drop it (its data there is stale) and create it again");
       }
     }
@@ -367,16 +382,23 @@ public final class SssClient implements AutoCloseable {
    * as though it had never been dropped when it returns.
    */
   public boolean dropTable(String table, boolean ifExists) {
-    reachEveryNode("drop table '" + table + "'", "nothing was dropped");
-    List<Throwable> errors = new ArrayList<>();
     boolean any = false;
-    for (Frame<Response> r : onAllNodes(Request.newBuilder().setDropTable(
-        DropTable.newBuilder().setTable(table).setIfExists(true)), errors)) {
-      any |= r.header().getAck().getPairs() > 0;
-      r.release();
-    }
-    if (!errors.isEmpty()) {
-      throw NodeChannels.unwrap(errors.get(0));
+    for (int attempt = 0; ; attempt++) {
+      TableChange to = tableChange("drop table '" + table + "'", attempt == 0 ? "nothing was dropped"
+          : "it may be dropped on some nodes: drop it again");
+      List<Throwable> errors = new ArrayList<>();
+      for (Frame<Response> r : onNodes(to.nodes(), Request.newBuilder().setDropTable(
+          DropTable.newBuilder().setTable(table).setIfExists(true).setViewEpoch(to.epoch())), errors)) {
+        any |= r.header().getAck().getPairs() > 0;
+        r.release();
+      }
+      if (errors.isEmpty()) {
+        break;
+      }
+      if (attempt > 0 || !errors.stream().allMatch(SssClient::staleView)) {
+        throw NodeChannels.unwrap(errors.get(0));
+      }
+      // the view moved on while the drop was sent: again, once, on the new one (a drop repeats safely)
     }
     if (!any && !ifExists) {
       throw new SssException(ErrorCode.NO_SUCH_TABLE, "no table named '" + table + "'");
@@ -413,52 +435,100 @@ public final class SssClient implements AutoCloseable {
       r.release();
     }
     throwUnlessSurvivable(errors);
+    Set<Integer> catchingUp = null;
     List<TableStatus> out = new ArrayList<>();
-    merged.forEach((name, b) -> {
+    for (Map.Entry<String, TableInfo.Builder> e : merged.entrySet()) {
+      TableInfo.Builder b = e.getValue();
       for (int node : answered) {
-        if (!holders.get(name).contains(node)) {
-          b.addMissingOn(node);
+        if (!holders.get(e.getKey()).contains(node)) {
+          if (catchingUp == null) {
+            catchingUp = outOfSync();
+          }
+          // a node out of sync or catching up makes the tables of the others its own when it is
+          // in sync again (tables created or dropped meanwhile): its list is not the table's state
+          if (!catchingUp.contains(node) || b.getOptions().getReplication() < 2) {
+            b.addMissingOn(node);
+          }
         }
       }
       out.add(WireTypes.fromProto(perPair(b).build()));
-    });
+    }
     return out;
   }
 
   /**
-   * Connects to every node before a change that must reach all of them, so that a node known
-   * to be down refuses the change before any node has made it.
+   * Where a create or drop goes: the nodes in sync, and the membership epoch it is sent on.
+   *
+   * <p>With one copy of each partition every node must take it: one missing would serve the
+   * table as though it had never been created or dropped when it returns. With copies, the
+   * nodes out of the in-sync copies are left out: a node coming back empties its copies and,
+   * catching up, makes its tables those of the nodes in sync (tables created meanwhile are
+   * created, tables dropped meanwhile dropped). The change is then sent on the view's epoch, which
+   * fences it: a node at another epoch refuses it (see {@code CreateTable.view_epoch}), so a node
+   * that begins catching up can never list the tables of a node before a change sent without it.
+   * A node down (silent, not yet decided out, about 10 s after it stopped) or catching up holds
+   * the change back: it could neither take it nor be sure to copy it. Known unreachable nodes are
+   * refused before anything is sent.
    */
-  private void reachEveryNode(String what, String outcome) {
+  private TableChange tableChange(String what, String outcome) {
+    List<Integer> all = new ArrayList<>();
     for (int n = 0; n < spec.nodeCount(); n++) {
+      all.add(n);
+    }
+    if (copyWriter == null) {
+      reach(all, what, outcome + " (every node must be up)");
+      return new TableChange(all, 0);
+    }
+    ClusterView v = copyWriter.refresh();
+    // a node just back is decided up within about a second, a dead one out within about 10 s;
+    // one catching up may take longer, and is named
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(12);
+    while ((v.getDownCount() > 0 || v.getJoiningCount() > 0) && System.nanoTime() < end) {
+      try {
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+      v = copyWriter.refresh();
+    }
+    if (v.getDownCount() > 0 || v.getJoiningCount() > 0) {
+      throw new NodeUnavailableException("cannot " + what + ": node(s) "
+          + (v.getDownCount() > 0 ? v.getDownList() + " down " : "")
+          + (v.getJoiningCount() > 0 ? v.getJoiningList() + " catching up " : "")
+          + "(membership epoch " + v.getEpoch() + "); " + outcome
+          + " (every node must be in sync, or decided out of the in-sync copies)", null);
+    }
+    List<Integer> in = new ArrayList<>(all);
+    in.removeAll(v.getOutList());
+    if (in.isEmpty()) {
+      throw new NodeUnavailableException("cannot " + what + ": every node is out of the in-sync copies; " + outcome, null);
+    }
+    reach(in, what, outcome);
+    return new TableChange(in, v.getEpoch());
+  }
+
+  /** Nodes out of the in-sync copies or catching up, by the membership view read now (none with one copy). */
+  private Set<Integer> outOfSync() {
+    if (copyWriter == null) {
+      return Set.of();
+    }
+    ClusterView v = copyWriter.refresh();
+    Set<Integer> nodes = new HashSet<>(v.getOutList());
+    nodes.addAll(v.getJoiningList());
+    return nodes;
+  }
+
+  /** The nodes a create or drop goes to, and the epoch it is sent on (0: to every node, unfenced). */
+  private record TableChange(List<Integer> nodes, long epoch) {}
+
+  /** Connects to {@code nodes} first, so that a node known to be unreachable fails the change before any node takes it. */
+  private void reach(List<Integer> nodes, String what, String outcome) {
+    for (int n : nodes) {
       try {
         channels.get(n);
       } catch (NodeUnavailableException e) {
-        throw new NodeUnavailableException("cannot " + what + ": " + e.getMessage() + "; "
-            + outcome + " (every node must be up)", e);
-      }
-    }
-    if (copyWriter != null) {
-      // a node out or catching up would miss the table: its catching up copies the tables it has
-      ClusterView v = copyWriter.refresh();
-      // every node answered: one just back is decided up within about a second; one catching up
-      // may take longer, and is named
-      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (!InSyncCopies.whole(v) && v.getOutCount() == 0 && System.nanoTime() < end) {
-        try {
-          Thread.sleep(200);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          break;
-        }
-        v = copyWriter.refresh();
-      }
-      if (!InSyncCopies.whole(v)) {
-        throw new NodeUnavailableException("cannot " + what + ": node(s) "
-            + (v.getDownCount() > 0 ? v.getDownList() + " down " : "")
-            + (v.getOutCount() > 0 ? v.getOutList() + " out of the in-sync copies " : "")
-            + (v.getJoiningCount() > 0 ? v.getJoiningList() + " catching up " : "")
-            + "(membership epoch " + v.getEpoch() + "); " + outcome + " (every node must be up and in sync)", null);
+        throw new NodeUnavailableException("cannot " + what + ": " + e.getMessage() + "; " + outcome, e);
       }
     }
   }
@@ -666,8 +736,13 @@ public final class SssClient implements AutoCloseable {
 
   /** Sends one request to every node in parallel; successes are returned, failures collected. */
   private List<Frame<Response>> onAllNodes(Request.Builder request, List<Throwable> errors) {
+    return onNodes(null, request, errors);
+  }
+
+  /** As {@link #onAllNodes} for {@code nodes} (null: every node). */
+  private List<Frame<Response>> onNodes(List<Integer> nodes, Request.Builder request, List<Throwable> errors) {
     List<Frame<Response>> out = new ArrayList<>();
-    for (CompletableFuture<Frame<Response>> f : sendToAllNodes(request)) {
+    for (CompletableFuture<Frame<Response>> f : sendTo(nodes, request)) {
       try {
         out.add(NodeChannels.await(f, timeout));
       } catch (RuntimeException e) {
@@ -679,8 +754,14 @@ public final class SssClient implements AutoCloseable {
 
   /** Sends {@code request} to every node; the answers in node order (a node not reached: its failure). */
   private List<CompletableFuture<Frame<Response>>> sendToAllNodes(Request.Builder request) {
+    return sendTo(null, request);
+  }
+
+  /** As {@link #sendToAllNodes} for {@code nodes} (null: every node), the answers in their order. */
+  private List<CompletableFuture<Frame<Response>>> sendTo(List<Integer> nodes, Request.Builder request) {
     List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>();
-    for (int n = 0; n < spec.nodeCount(); n++) {
+    for (int i = 0; i < (nodes == null ? spec.nodeCount() : nodes.size()); i++) {
+      int n = nodes == null ? i : nodes.get(i);
       try {
         futures.add(channels.get(n).call(request.clone()));
       } catch (RuntimeException e) {

@@ -20,6 +20,7 @@ import org.sss.client.TableScan;
 import org.sss.client.TableStatus;
 import org.sss.client.cluster.LocalProcessCluster;
 import org.sss.client.internal.ClientInternals;
+import org.sss.client.internal.NodeChannels;
 import org.sss.client.internal.WireTypes;
 import org.sss.client.io.BulkIO;
 import org.sss.client.job.Job;
@@ -28,6 +29,12 @@ import org.sss.core.api.Pair;
 import org.sss.core.api.Serdes;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.ReplicaPlacement;
+import org.sss.core.proto.ErrorCode;
+import org.sss.core.proto.ListTables;
+import org.sss.core.proto.Request;
+import org.sss.core.proto.Response;
+import org.sss.core.proto.TableInfo;
+import org.sss.core.transport.Frame;
 import org.sss.core.transport.SssException;
 
 /**
@@ -50,6 +57,7 @@ class ReplicationTest {
       ClusterSpec spec = cluster.spec();
       assertEquals(2, spec.replication());
       Map<Long, String> rows = new TreeMap<>();
+      Map<Long, String> madeWhileOut = new TreeMap<>();
       try (SssClient client = SssClient.connect(spec)) {
         client.createTable("rows", BulkIO.textTable(), false);
         try (BulkWriter w = client.writer("rows", BulkIO.textTable().types())) {
@@ -73,6 +81,8 @@ class ReplicationTest {
             .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
             .output("mod").build()).await();
         assertEquals(rows.size(), client.count("rows"));
+        client.createTable("gone-while-out", BulkIO.textTable(), false);
+        client.put("gone-while-out", BulkIO.textTable().types(), Serdes.LONG.encodeKey(1L), Serdes.STRING.encodeValue("x"));
       }
       Map<Long, Long> mod = new TreeMap<>();
       rows.keySet().forEach(k -> mod.merge(k % 10, 1L, Long::sum));
@@ -116,16 +126,21 @@ class ReplicationTest {
         List<String> names = client.listTables().stream().map(TableStatus::name).toList();
         assertTrue(names.containsAll(List.of("rows", "mod")), names.toString());
 
-        // creating and dropping are all or nothing: with node 1 down, neither touches any node
-        SssException create = assertThrows(SssException.class,
-            () -> client.createTable("made-while-down", BulkIO.textTable(), false));
-        assertTrue(create.getMessage().contains("nothing was created") && create.getMessage().contains("node 1"),
-            create.getMessage());
-        SssException drop = assertThrows(SssException.class, () -> client.dropTable("mod", false));
-        assertTrue(drop.getMessage().contains("nothing was dropped"), drop.getMessage());
-        assertEquals(10, client.count("mod"), "the refused drop dropped nothing");
-        assertEquals(List.of("mod", "rows"), client.listTables().stream().map(TableStatus::name)
-            .filter(n -> !n.startsWith("sss-")).sorted().toList(), "the refused create made nothing");
+        // tables are created and dropped without node 1, which is out of the in-sync copies: it
+        // makes its tables those of the others when it is back (see below)
+        client.createTable("made-while-out", BulkIO.textTable(), false);
+        for (long i = 1; i <= 1_000; i++) {
+          madeWhileOut.put(i, "made " + i);
+        }
+        List<Pair> made = new ArrayList<>();
+        madeWhileOut.forEach((k, v) -> made.add(new Pair(Serdes.LONG.encodeKey(k), Serdes.STRING.encodeValue(v))));
+        client.putAll("made-while-out", BulkIO.textTable().types(), made);
+        assertEquals(1_000, client.count("made-while-out"));
+        assertTrue(client.dropTable("gone-while-out", false));
+        SssException again = assertThrows(SssException.class, () -> client.createTable("made-while-out",
+            BulkIO.textTable(), false));
+        assertEquals(ErrorCode.TABLE_EXISTS, again.code(), again.getMessage());
+        assertEquals(List.of("made-while-out", "mod", "rows"), userTables(client));
         assertTrue(client.listTables().stream().allMatch(t -> t.missingOn().isEmpty()));
 
         // writes go on without node 1: to the copies in sync, the other copy of each of its partitions
@@ -196,13 +211,21 @@ class ReplicationTest {
         assertEquals(rows.size(), client.count("rows"));
         assertEquals(rows, scanRows(client, ScanOptions.inKeyOrder()), "node 1 answers for its partitions again");
         EveryCopy.assertEveryCopy(client, spec, "rows", rows, Serdes.STRING::decodeValue);
-        assertTrue(client.listTables().stream().noneMatch(t -> t.name().equals("made-while-down")),
-            "node 1 came back without the table the refused create would have made");
+        // node 1 made the table created while it was out, with its copies, and dropped the one
+        // dropped meanwhile: every node lists the same tables
+        EveryCopy.assertEveryCopy(client, spec, "made-while-out", madeWhileOut, Serdes.STRING::decodeValue);
+        assertEquals(List.of("made-while-out", "mod", "rows"), userTables(client));
+        assertTrue(client.listTables().stream().allMatch(t -> t.missingOn().isEmpty()), client.listTables().toString());
+        Frame<Response> onNode1 = NodeChannels.await(ClientInternals.channels(client).get(1).call(
+            Request.newBuilder().setListTables(ListTables.getDefaultInstance())), SssClient.DEFAULT_TIMEOUT);
+        assertEquals(List.of("made-while-out", "mod", "rows"), onNode1.header().getTables().getTablesList().stream()
+            .map(TableInfo::getName).filter(n -> !n.startsWith("sss-")).sorted().toList());
+        onNode1.release();
         // a table one node lacks (made on two nodes by hand, as an interrupted create leaves it)
         // is listed as incomplete, naming that node
         for (int node : new int[] {0, 2}) {
-          org.sss.client.internal.NodeChannels.await(ClientInternals.channels(client).get(node).call(
-              org.sss.core.proto.Request.newBuilder().setCreateTable(org.sss.core.proto.CreateTable.newBuilder()
+          NodeChannels.await(ClientInternals.channels(client).get(node).call(
+              Request.newBuilder().setCreateTable(org.sss.core.proto.CreateTable.newBuilder()
                   .setTable("half").setOptions(WireTypes.toProto(BulkIO.textTable().replication(2))))),
               SssClient.DEFAULT_TIMEOUT).release();
         }
@@ -265,6 +288,10 @@ class ReplicationTest {
     } finally {
       cluster.stopAll();
     }
+  }
+
+  private static List<String> userTables(SssClient client) {
+    return client.listTables().stream().map(TableStatus::name).filter(n -> !n.startsWith("sss-")).sorted().toList();
   }
 
   /** Waits (at most 60 s) until the nodes' decided view is {@code wanted}. */

@@ -90,25 +90,21 @@ public final class KvsService {
         // a table of a type no write can declare could never be written (nor printed)
         StoreTable.checkKnown(c.getOptions().getKeyTypeValue(), c.getOptions().getValueTypeValue(),
             "table '" + c.getTable() + "'", "it was not created");
-        StoreTable t;
-        boolean made = true;
-        if (!c.getJobId().isEmpty()) {
-          t = store.createForJob(c.getJobId(), c.getTable(), c.getOptions(), c.getCommitAs(), c.getCommitReplaces());
-        } else if (c.getReplace()) {
-          t = store.replace(c.getTable(), c.getOptions());
-        } else {
-          NodeStore.Created created = store.createReporting(c.getTable(), c.getOptions(), c.getIfAbsent());
-          t = created.table();
-          made = created.made();
+        NodeStore.Created created;
+        try (var admitted = admitTableChange(c.getViewEpoch(), c.getTable())) {
+          created = create(c);
         }
-        return Frame.of(ok.setTable(t.info().toBuilder().setCreated(made)).build());
+        return Frame.of(ok.setTable(created.table().info().toBuilder().setCreated(created.made())).build());
       }
       case GET_VIEW -> {
         Membership m = membership.get();
         return Frame.of(ok.setView(m == null ? ViewAnswer.getDefaultInstance() : m.answer()).build());
       }
       case DROP_TABLE -> {
-        boolean dropped = store.drop(req.getDropTable().getTable(), req.getDropTable().getIfExists());
+        boolean dropped;
+        try (var admitted = admitTableChange(req.getDropTable().getViewEpoch(), req.getDropTable().getTable())) {
+          dropped = store.drop(req.getDropTable().getTable(), req.getDropTable().getIfExists());
+        }
         return Frame.of(ok.setAck(Ack.newBuilder().setPairs(dropped ? 1 : 0)).build());
       }
       case LIST_TABLES -> {
@@ -390,6 +386,29 @@ public final class KvsService {
   private static final Runnable NOTHING_HELD = () -> { };
 
   /** Admits a write to a replicated table (held until it is applied); null for a table of one copy. */
+  /** Creates a table as the request asks: for a job, in place of another, or anew. */
+  private NodeStore.Created create(CreateTable c) {
+    if (!c.getJobId().isEmpty()) {
+      return new NodeStore.Created(
+          store.createForJob(c.getJobId(), c.getTable(), c.getOptions(), c.getCommitAs(), c.getCommitReplaces()), true);
+    }
+    if (c.getReplace()) {
+      return new NodeStore.Created(store.replace(c.getTable(), c.getOptions()), true);
+    }
+    return store.createReporting(c.getTable(), c.getOptions(), c.getIfAbsent());
+  }
+
+  /**
+   * Admits a create or drop sent on membership epoch {@code epoch} (one that leaves nodes out of
+   * the in-sync copies out of it), held until it is done, so that the view cannot move on in
+   * between: a node catching up lists this node's tables only past that epoch. Nothing to admit
+   * for an unfenced change (epoch 0, sent to every node) or on a node without members.
+   */
+  private Membership.Admission admitTableChange(long epoch, String table) {
+    Membership m = membership.get();
+    return epoch == 0 || m == null ? null : m.admitWrite(epoch, false, "table '" + table + "'");
+  }
+
   private Membership.Admission admitWrite(StoreTable t, long epoch) {
     Membership m = replicated(t);
     return m == null ? null : m.admitWrite(epoch, t.options().getMultiValued(), t.name());
