@@ -263,6 +263,28 @@ class LauncherScriptTest {
     assertEquals(0, rebuilt.status(), rebuilt::toString);
     assertTrue(rebuilt.err().contains("making a class-data archive"), rebuilt::toString);
 
+    // an archive the JVM refuses (here: not an archive at all) costs the speed-up, nothing else
+    Path archive = archives.get(0);
+    Files.delete(archive); // read-only, as the JVM writes it
+    Files.writeString(archive, "not a class-data archive ".repeat(1000));
+    Run refused = script(fresh, cds, "--version");
+    assertEquals(0, refused.status(), refused::toString);
+    assertEquals("sss 0.1.0\n", refused.out(), "nothing on stdout from the refused archive");
+
+    // a training run that fails (this JVM option forbids archives) leaves a mark, runs the
+    // command all the same, and is not tried again until the next build
+    Path failing = dir.resolve("failing");
+    copyScript(failing);
+    copyTree(home.resolve("benchmarks/target"), Files.createDirectories(failing.resolve("benchmarks/target")));
+    Map<String, String> noSharing = Map.of("SSS_CDS", "1", "SSS_JAVA_OPTS", "-Xmx256m -Xshare:off");
+    Run failed = script(failing, noSharing, "--version");
+    assertEquals(0, failed.status(), failed::toString);
+    assertEquals("sss 0.1.0\n", failed.out());
+    assertTrue(failed.err().contains("no class-data archive"), failed::toString);
+    Run after = script(failing, noSharing, "--version");
+    assertEquals("sss 0.1.0\n", after.out(), after::toString);
+    assertFalse(after.err().contains("making a class-data archive"), "not tried again: " + after);
+
     // SSS_CDS=0: no archive is made or mapped
     Path off = dir.resolve("off");
     copyScript(off);
@@ -275,7 +297,7 @@ class LauncherScriptTest {
   /** Copies a directory tree, symbolic links as links (the dependencies are links to the local repository). */
   static void copyTree(Path from, Path to) throws IOException {
     try (Stream<Path> files = Files.walk(from)) {
-      for (Path f : (Iterable<Path>) files::iterator) {
+      for (Path f : (Iterable<Path>) files.filter(f -> !from.relativize(f).startsWith("cds"))::iterator) {
         Path t = to.resolve(from.relativize(f).toString());
         if (Files.isSymbolicLink(f)) {
           Files.createSymbolicLink(t, Files.readSymbolicLink(f));

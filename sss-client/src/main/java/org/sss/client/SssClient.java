@@ -20,7 +20,10 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.sss.client.internal.ClientInternals;
 import org.sss.client.internal.CopyWriter;
@@ -193,13 +196,42 @@ public final class SssClient implements AutoCloseable {
     return WireTypes.fromProto(wireView(timeout));
   }
 
+  /**
+   * How long the view waits for the other nodes once one has answered: a node cut off (its
+   * connection open, its answers lost) would otherwise hold every view up for the whole
+   * timeout. A node that answers later with a newer view is missed; writes sent on the older
+   * one are refused as stale and sent again on the next.
+   */
+  static final Duration VIEW_GRACE = Duration.ofSeconds(1);
+
   private ViewAnswer wireView(Duration wait) {
+    List<CompletableFuture<Frame<Response>>> answers = sendToAllNodes(
+        Request.newBuilder().setGetView(GetView.getDefaultInstance()));
+    // the first answer from any node (or every node failing), within wait; then the others' grace
+    CompletableFuture<Void> first = new CompletableFuture<>();
+    AtomicInteger failed = new AtomicInteger();
+    for (CompletableFuture<Frame<Response>> f : answers) {
+      f.whenComplete((r, e) -> {
+        if (e == null || failed.incrementAndGet() == answers.size()) {
+          first.complete(null);
+        }
+      });
+    }
+    try {
+      first.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SssException(ErrorCode.INTERNAL, "interrupted", e);
+    } catch (ExecutionException | TimeoutException e) {
+      // none answered in time: each is read below and fails
+    }
+    long deadline = System.nanoTime() + VIEW_GRACE.toNanos();
     ViewAnswer best = null;
     RuntimeException last = null;
-    for (CompletableFuture<Frame<Response>> f : sendToAllNodes(
-        Request.newBuilder().setGetView(GetView.getDefaultInstance()))) {
+    for (CompletableFuture<Frame<Response>> f : answers) {
       try {
-        Frame<Response> r = NodeChannels.await(f, wait);
+        long left = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+        Frame<Response> r = NodeChannels.await(f, Duration.ofMillis(left));
         ViewAnswer a = r.header().getView();
         r.release();
         if (best == null || a.getView().getEpoch() > best.getView().getEpoch()) {
@@ -207,6 +239,7 @@ public final class SssClient implements AutoCloseable {
         }
       } catch (RuntimeException e) {
         last = e;
+        f.thenAccept(Frame::release); // an answer that comes too late is let go of when it comes
       }
     }
     if (best == null) {
@@ -416,12 +449,15 @@ public final class SssClient implements AutoCloseable {
     Map<String, TableInfo.Builder> merged = new TreeMap<>();
     Map<String, Set<Integer>> holders = new HashMap<>();
     List<Integer> answered = new ArrayList<>();
-    List<CompletableFuture<Frame<Response>>> futures = sendToAllNodes(
+    ClusterView view = copyWriter == null ? null : copyWriter.refresh();
+    List<Integer> asked = serving(view);
+    List<CompletableFuture<Frame<Response>>> futures = sendTo(asked,
         Request.newBuilder().setListTables(ListTables.getDefaultInstance()));
-    for (int node = 0; node < futures.size(); node++) {
+    for (int i = 0; i < futures.size(); i++) {
+      int node = asked.get(i);
       Frame<Response> r;
       try {
-        r = NodeChannels.await(futures.get(node), timeout);
+        r = NodeChannels.await(futures.get(i), timeout);
       } catch (RuntimeException e) {
         errors.add(e);
         continue;
@@ -435,20 +471,15 @@ public final class SssClient implements AutoCloseable {
       r.release();
     }
     throwUnlessSurvivable(errors);
-    Set<Integer> catchingUp = null;
     List<TableStatus> out = new ArrayList<>();
     for (Map.Entry<String, TableInfo.Builder> e : merged.entrySet()) {
       TableInfo.Builder b = e.getValue();
       for (int node : answered) {
-        if (!holders.get(e.getKey()).contains(node)) {
-          if (catchingUp == null) {
-            catchingUp = outOfSync();
-          }
-          // a node out of sync or catching up makes the tables of the others its own when it is
-          // in sync again (tables created or dropped meanwhile): its list is not the table's state
-          if (!catchingUp.contains(node) || b.getOptions().getReplication() < 2) {
-            b.addMissingOn(node);
-          }
+        // a node catching up makes the tables of the others its own (tables created or dropped
+        // while it was out) before it serves: its list is not the table's state yet
+        boolean catchingUp = view != null && view.getJoiningList().contains(node);
+        if (!holders.get(e.getKey()).contains(node) && (!catchingUp || b.getOptions().getReplication() < 2)) {
+          b.addMissingOn(node);
         }
       }
       out.add(WireTypes.fromProto(perPair(b).build()));
@@ -508,14 +539,18 @@ public final class SssClient implements AutoCloseable {
     return new TableChange(in, v.getEpoch());
   }
 
-  /** Nodes out of the in-sync copies or catching up, by the membership view read now (none with one copy). */
-  private Set<Integer> outOfSync() {
-    if (copyWriter == null) {
-      return Set.of();
+  /**
+   * The nodes whose statistics count: every node with one copy; with copies, those neither
+   * down nor out of the in-sync copies by {@code view}. A node out holds stale copies (it empties
+   * them when it comes back), and a node cut off would hold the answer up for the whole timeout.
+   */
+  private List<Integer> serving(ClusterView view) {
+    List<Integer> nodes = new ArrayList<>();
+    for (int n = 0; n < spec.nodeCount(); n++) {
+      if (view == null || !view.getDownList().contains(n) && !view.getOutList().contains(n)) {
+        nodes.add(n);
+      }
     }
-    ClusterView v = copyWriter.refresh();
-    Set<Integer> nodes = new HashSet<>(v.getOutList());
-    nodes.addAll(v.getJoiningList());
     return nodes;
   }
 
@@ -560,7 +595,9 @@ public final class SssClient implements AutoCloseable {
   public TableStatus tableStats(String table) {
     List<Throwable> errors = new ArrayList<>();
     TableInfo.Builder sum = null;
-    for (Frame<Response> r : onAllNodes(Request.newBuilder().setTableStats(TableStats.newBuilder().setTable(table)), errors)) {
+    List<Integer> asked = serving(copyWriter == null ? null : copyWriter.refresh());
+    for (Frame<Response> r : onNodes(asked, Request.newBuilder().setTableStats(TableStats.newBuilder().setTable(table)),
+        errors)) {
       TableInfo t = r.header().getTable();
       sum = sum == null ? t.toBuilder() : sum.setPairs(sum.getPairs() + t.getPairs()).setBytes(sum.getBytes() + t.getBytes())
           .setBackgroundWork(sum.getBackgroundWork() || t.getBackgroundWork());
@@ -762,12 +799,9 @@ public final class SssClient implements AutoCloseable {
     List<CompletableFuture<Frame<Response>>> futures = new ArrayList<>();
     for (int i = 0; i < (nodes == null ? spec.nodeCount() : nodes.size()); i++) {
       int n = nodes == null ? i : nodes.get(i);
-      try {
-        futures.add(channels.get(n).call(request.clone()));
-      } catch (RuntimeException e) {
-        // an unreachable node must not keep the request from the others
-        futures.add(CompletableFuture.failedFuture(e));
-      }
+      Request.Builder own = request.clone();
+      // connected all at once: an unreachable node keeps the request from no other
+      futures.add(channels.connection(n).thenCompose(c -> c.call(own)));
     }
     return futures;
   }

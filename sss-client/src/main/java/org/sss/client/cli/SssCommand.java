@@ -154,7 +154,8 @@ public final class SssCommand implements Runnable {
 
   /**
    * The first argument that is not one of this command's options (or an option's value): the
-   * command to run; null when there is none, or when it is {@code help}, which lists them all.
+   * command to run; null when there is none, or when it is {@code help}, or when the root's own
+   * help or version (or {@code --}) comes first: those list every command.
    */
   static String commandNamed(String... args) {
     for (int i = 0; i < args.length; i++) {
@@ -162,8 +163,8 @@ public final class SssCommand implements Runnable {
       if (a.startsWith("-")) {
         if (OPTIONS_WITH_VALUES.contains(a)) {
           i++; // its value
-        } else if (a.equals("--")) {
-          return null;
+        } else if (!a.startsWith("--cluster=") && !a.startsWith("--nodes=")) {
+          return null; // --, help or version: the root's usage lists every command
         }
         continue;
       }

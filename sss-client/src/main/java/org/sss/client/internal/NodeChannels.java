@@ -18,12 +18,24 @@ import org.sss.core.transport.Tls;
 /**
  * One connection per node, opened on first use and reopened after it breaks. Requests to a
  * node are pipelined over its connection; the server runs them in parallel.
+ *
+ * <p>Each node is connected on its own: a node that does not answer (a host cut off, whose
+ * connection only times out after 10 s) holds up no request to another. Such a node is then
+ * refused at once for {@link #SILENT_RETRY_MILLIS}, so that a client asking every node (a view,
+ * a table list) does not wait out the timeout again at each request.
  */
 public final class NodeChannels implements AutoCloseable {
+  /** How long a node that did not answer a connection is refused at once before it is tried again. */
+  static final long SILENT_RETRY_MILLIS = 5_000;
+
   private final ClusterSpec spec;
   private final String peerName;
   private final Duration requestTimeout;
+  private final Object[] locks;
+  /** Per node, guarded by its lock: the open connection, the connection being opened, when it last did not answer. */
   private final Connection[] connections;
+  private final CompletableFuture<?>[] opening;
+  private final long[] silentSince;
   private final SslContext tls;
   private volatile boolean closed;
 
@@ -31,24 +43,70 @@ public final class NodeChannels implements AutoCloseable {
     this.spec = spec;
     this.peerName = peerName;
     this.requestTimeout = requestTimeout;
-    this.connections = new Connection[spec.nodeCount()];
+    int n = spec.nodeCount();
+    this.locks = new Object[n];
+    for (int i = 0; i < n; i++) {
+      locks[i] = new Object();
+    }
+    this.connections = new Connection[n];
+    this.opening = new CompletableFuture<?>[n];
+    this.silentSince = new long[n];
     this.tls = Tls.clientContext(spec);
   }
 
   /** The connection to {@code node}, connecting (and authenticating) if needed. */
   public Connection get(int node) {
+    return await(connection(node), Duration.ofSeconds(30));
+  }
+
+  /**
+   * The connection to {@code node} when it is open or opens, without waiting for it: several
+   * nodes are then connected at once. One connection is opened at a time per node, shared by
+   * every caller.
+   */
+  @SuppressWarnings("unchecked")
+  public CompletableFuture<Connection> connection(int node) {
     if (closed) {
       throw new IllegalStateException("client is closed");
     }
-    synchronized (connections) {
+    synchronized (locks[node]) {
       Connection c = connections[node];
       if (c != null && c.isActive()) {
-        return c;
+        return CompletableFuture.completedFuture(c);
       }
-      c = await(Connection.open(spec.node(node), spec.secret(), peerName, spec.partitionMap().layout(), tls,
-          Pipelines.DEFAULT_MAX_FRAME, requestTimeout), Duration.ofSeconds(30));
-      connections[node] = c;
-      return c;
+      if (opening[node] != null) {
+        return (CompletableFuture<Connection>) opening[node];
+      }
+      long since = silentSince[node];
+      long ago = since == 0 ? Long.MAX_VALUE : TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since);
+      if (ago < SILENT_RETRY_MILLIS) {
+        return CompletableFuture.failedFuture(NodeUnavailableException.silent("node " + node + " (" + spec.node(node)
+            + ") did not answer a connection " + ago + " ms ago; it is tried again "
+            + SILENT_RETRY_MILLIS / 1000 + " s after", null));
+      }
+      CompletableFuture<Connection> open = Connection.open(spec.node(node), spec.secret(), peerName,
+          spec.partitionMap().layout(), tls, Pipelines.DEFAULT_MAX_FRAME, requestTimeout);
+      opening[node] = open;
+      open.whenComplete((opened, e) -> settle(node, opened, e));
+      return open;
+    }
+  }
+
+  private void settle(int node, Connection opened, Throwable e) {
+    synchronized (locks[node]) {
+      opening[node] = null;
+      if (e != null) {
+        if (unwrap(e) instanceof NodeUnavailableException u && u.silent()) {
+          silentSince[node] = System.nanoTime();
+        }
+        return;
+      }
+      silentSince[node] = 0;
+      if (closed) {
+        opened.close();
+      } else {
+        connections[node] = opened;
+      }
     }
   }
 
@@ -57,7 +115,7 @@ public final class NodeChannels implements AutoCloseable {
    * for an unreachable node (aborts and cleanup after a failure).
    */
   public Connection connectedOrNull(int node) {
-    synchronized (connections) {
+    synchronized (locks[node]) {
       Connection c = connections[node];
       return c != null && c.isActive() ? c : null;
     }
@@ -96,10 +154,10 @@ public final class NodeChannels implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    synchronized (connections) {
-      for (Connection c : connections) {
-        if (c != null) {
-          c.close();
+    for (int node = 0; node < connections.length; node++) {
+      synchronized (locks[node]) {
+        if (connections[node] != null) {
+          connections[node].close();
         }
       }
     }

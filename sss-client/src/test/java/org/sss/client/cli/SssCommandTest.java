@@ -19,7 +19,10 @@ class SssCommandTest {
     assertEquals("scan", SssCommand.commandNamed("--cluster=c.properties", "scan"));
     assertEquals("count", SssCommand.commandNamed("--nodes", "2", "--cluster", "load", "count"),
         "an option's value is never the command, whatever it reads like");
-    assertEquals("table", SssCommand.commandNamed("-h", "table", "create"));
+    assertNull(SssCommand.commandNamed("-h", "table", "create"), "the root's help lists every command");
+    assertNull(SssCommand.commandNamed("--help", "get"));
+    assertNull(SssCommand.commandNamed("-V", "get"));
+    assertEquals("table", SssCommand.commandNamed("table", "create", "-h"), "the command's own help");
     assertNull(SssCommand.commandNamed());
     assertNull(SssCommand.commandNamed("--help"));
     assertNull(SssCommand.commandNamed("help", "load"), "help lists the commands: it needs them all");

@@ -9,6 +9,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
@@ -99,8 +100,9 @@ public final class Connection implements AutoCloseable {
     ChannelFuture cf = b.connect(node.host(), node.port());
     cf.addListener(f -> {
       if (!f.isSuccess()) {
-        result.completeExceptionally(new NodeUnavailableException(
-            "cannot connect to " + node + ": " + f.cause().getMessage(), f.cause()));
+        String why = "cannot connect to " + node + ": " + f.cause().getMessage();
+        result.completeExceptionally(f.cause() instanceof ConnectTimeoutException
+            ? NodeUnavailableException.silent(why, f.cause()) : new NodeUnavailableException(why, f.cause()));
         return;
       }
       holder[0].ready.whenComplete((c, e) -> {
@@ -112,7 +114,7 @@ public final class Connection implements AutoCloseable {
       });
       cf.channel().eventLoop().schedule(() -> {
         if (!holder[0].ready.isDone()) {
-          holder[0].fail(new NodeUnavailableException(node + " did not complete the handshake", null));
+          holder[0].fail(NodeUnavailableException.silent(node + " did not complete the handshake", null));
         }
       }, 10, TimeUnit.SECONDS);
     });
