@@ -207,9 +207,11 @@ class NetnsClusterTest {
         org.sss.client.job.JobResult result = job.await();
         double seconds = (System.nanoTime() - t0) / 1e9;
         System.out.println("job after the cut: " + seconds + " s");
-        // a hang guard, not a speed target: each read of the view still tries the cut host, and
-        // those waits add up to 40-75 s on this machine
-        assertTrue(seconds < 150, "the job took " + seconds + " s after the cut");
+        // about 25 s here: 10 s until the stage gives node 1 up, the members' decision (about 8 s
+        // after the cut), the rerun. The client's reads of the view wait at most a second for
+        // the cut host once another node has answered (they waited out their timeout at each
+        // read before, 40-75 s in all)
+        assertTrue(seconds < 60, "the job took " + seconds + " s after the cut");
         assertEquals(1L, result.counter(org.sss.client.job.JobResult.RERUNS_COUNTER), result.counters().toString());
         assertEquals(expected, counts(client, "gated-counts"), "WordCount's answer, computed without node 1");
         // writes go on while node 1 is cut off, to the copies in sync
