@@ -34,7 +34,6 @@ import org.sss.client.job.Jobs;
 import org.sss.client.job.RunningJob;
 import org.sss.core.api.Pair;
 import org.sss.core.cluster.ClusterSpec;
-import org.sss.core.cluster.InSyncCopies;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.core.cluster.ReplicaPlacement;
 import org.sss.core.keys.PairTypes;
@@ -245,8 +244,14 @@ public final class SssClient implements AutoCloseable {
     if (best == null) {
       throw new NodeUnavailableException("no node answers: " + last.getMessage(), last);
     }
-    return best;
+    ViewAnswer answered = best;
+    // a node with a newer view may have missed the grace: never go back to an older epoch
+    return newestView.accumulateAndGet(answered,
+        (known, now) -> known != null && known.getView().getEpoch() > now.getView().getEpoch() ? known : now);
   }
+
+  /** The view of the highest epoch this client has read. */
+  private final AtomicReference<ViewAnswer> newestView = new AtomicReference<>();
 
   // ---- tables ---------------------------------------------------------------------------
 
@@ -271,24 +276,42 @@ public final class SssClient implements AutoCloseable {
    * must then hold it with the types asked for.
    */
   private void createTable(String table, TableOptions options, boolean ifAbsent, boolean completing) {
-    for (int attempt = 0; ; attempt++) {
+    for (int attempt = 1; ; attempt++) {
       List<Integer> made = new ArrayList<>();
       try {
         createTable(table, options, ifAbsent, completing, made);
         return;
       } catch (RuntimeException e) {
         RuntimeException failure = made.isEmpty() ? e : undoCreate(table, made, e);
-        if (attempt > 0 || failure != e || !staleView(e)) {
+        if (attempt == CHANGE_ATTEMPTS || failure != e || !refusedBeforeActing(e)) {
           throw failure;
         }
-        // the view moved on while the create was sent (a node left or came back): again, once, on the new one
+        pauseBeforeAttempt(attempt);
       }
     }
   }
 
-  /** Whether a node refused a change sent on a membership view it has left. */
-  private static boolean staleView(Throwable e) {
-    return NodeChannels.unwrap(e) instanceof SssException s && s.code() == ErrorCode.STALE_VIEW;
+  /** Tries of a create or drop that nodes refused before acting (see {@link #refusedBeforeActing}). */
+  private static final int CHANGE_ATTEMPTS = 3;
+
+  /**
+   * Whether a node refused a create or drop before acting on it: sent on a membership view it has
+   * left (a node left or came back meanwhile), or while it could not confirm its own (a Raft
+   * election). Sent again, on a view read anew, it may pass.
+   */
+  private static boolean refusedBeforeActing(Throwable e) {
+    RuntimeException r = NodeChannels.unwrap(e);
+    return r instanceof SssException s && s.code() == ErrorCode.STALE_VIEW
+        || r instanceof NodeUnavailableException u && u.refused();
+  }
+
+  private static void pauseBeforeAttempt(int attempt) {
+    try {
+      Thread.sleep(500L * attempt);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SssException(ErrorCode.INTERNAL, "interrupted", e);
+    }
   }
 
   /**
@@ -317,7 +340,7 @@ public final class SssClient implements AutoCloseable {
         r.release();
       } catch (RuntimeException e) {
         errors.add(e);
-        if (NodeChannels.unwrap(e) instanceof NodeUnavailableException) {
+        if (NodeChannels.unwrap(e) instanceof NodeUnavailableException u && !u.refused()) {
           silent.add(node);
         }
       }
@@ -416,9 +439,12 @@ public final class SssClient implements AutoCloseable {
    */
   public boolean dropTable(String table, boolean ifExists) {
     boolean any = false;
-    for (int attempt = 0; ; attempt++) {
-      TableChange to = tableChange("drop table '" + table + "'", attempt == 0 ? "nothing was dropped"
-          : "it may be dropped on some nodes: drop it again");
+    for (int attempt = 1; ; attempt++) {
+      TableChange to = tableChange("drop table '" + table + "'", attempt == 1 ? "nothing was dropped"
+          : "it may be dropped on some nodes already: drop it again");
+      if (to.nodes().size() < spec.nodeCount()) {
+        refuseOneCopyWhileOut(table, to);
+      }
       List<Throwable> errors = new ArrayList<>();
       for (Frame<Response> r : onNodes(to.nodes(), Request.newBuilder().setDropTable(
           DropTable.newBuilder().setTable(table).setIfExists(true).setViewEpoch(to.epoch())), errors)) {
@@ -428,10 +454,16 @@ public final class SssClient implements AutoCloseable {
       if (errors.isEmpty()) {
         break;
       }
-      if (attempt > 0 || !errors.stream().allMatch(SssClient::staleView)) {
-        throw NodeChannels.unwrap(errors.get(0));
+      if (attempt == CHANGE_ATTEMPTS || !errors.stream().allMatch(SssClient::refusedBeforeActing)) {
+        RuntimeException e = NodeChannels.unwrap(errors.get(0));
+        if (errors.size() < to.nodes().size()) { // others took it
+          throw new SssException(e instanceof SssException s ? s.code() : ErrorCode.INTERNAL, e.getMessage()
+              + "; the drop reached " + (to.nodes().size() - errors.size()) + " of " + to.nodes().size()
+              + " nodes: 'table list' marks '" + table + "' incomplete, drop it again", e);
+        }
+        throw e;
       }
-      // the view moved on while the drop was sent: again, once, on the new one (a drop repeats safely)
+      pauseBeforeAttempt(attempt); // a drop repeats safely
     }
     if (!any && !ifExists) {
       throw new SssException(ErrorCode.NO_SUCH_TABLE, "no table named '" + table + "'");
@@ -470,7 +502,7 @@ public final class SssClient implements AutoCloseable {
       }
       r.release();
     }
-    throwUnlessSurvivable(errors);
+    throwUnlessSurvivable(errors, spec.nodeCount() - asked.size());
     List<TableStatus> out = new ArrayList<>();
     for (Map.Entry<String, TableInfo.Builder> e : merged.entrySet()) {
       TableInfo.Builder b = e.getValue();
@@ -554,6 +586,31 @@ public final class SssClient implements AutoCloseable {
     return nodes;
   }
 
+  /**
+   * Refuses to drop a table keeping one copy of each pair (a job's kept intermediate table) while
+   * nodes are out: a node coming back makes only its replicated tables those of the others, so
+   * its share of such a table would come back with it.
+   */
+  private void refuseOneCopyWhileOut(String table, TableChange to) {
+    List<Throwable> errors = new ArrayList<>();
+    for (Frame<Response> r : onNodes(to.nodes(), Request.newBuilder().setTableStats(TableStats.newBuilder()
+        .setTable(table)), errors)) {
+      int copies = Math.max(1, r.header().getTable().getOptions().getReplication());
+      r.release();
+      if (copies < 2) {
+        List<Integer> out = new ArrayList<>();
+        for (int n = 0; n < spec.nodeCount(); n++) {
+          if (!to.nodes().contains(n)) {
+            out.add(n);
+          }
+        }
+        throw new SssException(ErrorCode.NOT_SERVING, "cannot drop table '" + table + "': it keeps one copy of"
+            + " each pair, and its share on node(s) " + out + " (out of the in-sync copies) would come back with"
+            + " them; drop it once they are in sync again; nothing was dropped");
+      }
+    }
+  }
+
   /** The nodes a create or drop goes to, and the epoch it is sent on (0: to every node, unfenced). */
   private record TableChange(List<Integer> nodes, long epoch) {}
 
@@ -603,7 +660,10 @@ public final class SssClient implements AutoCloseable {
           .setBackgroundWork(sum.getBackgroundWork() || t.getBackgroundWork());
       r.release();
     }
-    throwUnlessSurvivable(errors);
+    throwUnlessSurvivable(errors, spec.nodeCount() - asked.size());
+    if (sum == null) {
+      throw new NodeUnavailableException("no node in sync answered for table '" + table + "'", null);
+    }
     return WireTypes.fromProto(perPair(sum).build());
   }
 
@@ -621,13 +681,13 @@ public final class SssClient implements AutoCloseable {
    * figures are then estimates of fewer copies); with one copy, or with a node refusing, they
    * fail as before.
    */
-  private void throwUnlessSurvivable(List<Throwable> errors) {
+  private void throwUnlessSurvivable(List<Throwable> errors, int skipped) {
     if (errors.isEmpty()) {
       return;
     }
     for (Throwable e : errors) {
       RuntimeException r = NodeChannels.unwrap(e);
-      if (copies == 1 || !(r instanceof NodeUnavailableException) || errors.size() >= copies) {
+      if (copies == 1 || !(r instanceof NodeUnavailableException) || errors.size() + skipped >= copies) {
         throw NodeChannels.unwrap(errors.get(0));
       }
     }

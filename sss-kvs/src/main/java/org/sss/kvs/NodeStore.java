@@ -560,9 +560,19 @@ public final class NodeStore implements AutoCloseable {
    * @throws StoreException {@link ErrorCode#NO_SUCH_TABLE} when it does not exist and not {@code ifExists}
    */
   public boolean drop(String name, boolean ifExists) {
+    return drop(name, ifExists, () -> { });
+  }
+
+  /**
+   * As {@link #drop(String, boolean)}, running {@code unlisted} once the table is gone from the
+   * node's list of tables (and before the drop waits for the table's operations under way): what
+   * lists tables after it no longer sees the table. Also run when there is no such table.
+   */
+  public boolean drop(String name, boolean ifExists, Runnable unlisted) {
     synchronized (ddlLock) {
       StoreTable t = tables.get(name);
       if (t == null) {
+        unlisted.run();
         if (ifExists) {
           return false;
         }
@@ -571,7 +581,9 @@ public final class NodeStore implements AutoCloseable {
       try (WriteOptions sync = new WriteOptions().setSync(!t.options().getDisableWal());
            WriteBatch entry = new WriteBatch()) {
         addDropEntries(name, entry);
-        dropLocked(name, t, entry, sync, true);
+        tables.remove(name);
+        unlisted.run();
+        dropLocked(name, t, entry, sync, false);
       } catch (RocksDBException e) {
         throw new StoreException(ErrorCode.STORAGE_ERROR, "dropping table '" + name + "' failed: "
             + e.getMessage(), e);

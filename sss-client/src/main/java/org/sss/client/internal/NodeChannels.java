@@ -74,7 +74,7 @@ public final class NodeChannels implements AutoCloseable {
       if (c != null && c.isActive()) {
         return CompletableFuture.completedFuture(c);
       }
-      if (opening[node] != null) {
+      if (opening[node] != null && !opening[node].isDone()) {
         return (CompletableFuture<Connection>) opening[node];
       }
       long since = silentSince[node];
@@ -84,17 +84,18 @@ public final class NodeChannels implements AutoCloseable {
             + ") did not answer a connection " + ago + " ms ago; it is tried again "
             + SILENT_RETRY_MILLIS / 1000 + " s after", null));
       }
+      // callers are answered once the outcome is recorded: one that asks again then sees it
       CompletableFuture<Connection> open = Connection.open(spec.node(node), spec.secret(), peerName,
-          spec.partitionMap().layout(), tls, Pipelines.DEFAULT_MAX_FRAME, requestTimeout);
+          spec.partitionMap().layout(), tls, Pipelines.DEFAULT_MAX_FRAME, requestTimeout)
+          .whenComplete((opened, e) -> settle(node, opened, e));
       opening[node] = open;
-      open.whenComplete((opened, e) -> settle(node, opened, e));
       return open;
     }
   }
 
   private void settle(int node, Connection opened, Throwable e) {
     synchronized (locks[node]) {
-      opening[node] = null;
+      opening[node] = null; // (one that completed at once is set after this: connection() ignores a done one)
       if (e != null) {
         if (unwrap(e) instanceof NodeUnavailableException u && u.silent()) {
           silentSince[node] = System.nanoTime();

@@ -142,6 +142,21 @@ class ReplicationTest {
         assertEquals(ErrorCode.TABLE_EXISTS, again.code(), again.getMessage());
         assertEquals(List.of("made-while-out", "mod", "rows"), userTables(client));
         assertTrue(client.listTables().stream().allMatch(t -> t.missingOn().isEmpty()));
+        // a table of one copy (as a job's kept intermediate table is) is not dropped without
+        // node 1: node 1 would bring its share back
+        for (int node : new int[] {0, 2}) {
+          NodeChannels.await(ClientInternals.channels(client).get(node).call(Request.newBuilder().setCreateTable(
+              org.sss.core.proto.CreateTable.newBuilder().setTable("one-copy")
+                  .setOptions(WireTypes.toProto(BulkIO.textTable())))), SssClient.DEFAULT_TIMEOUT).release();
+        }
+        SssException oneCopy = assertThrows(SssException.class, () -> client.dropTable("one-copy", false));
+        assertTrue(oneCopy.getMessage().contains("keeps one copy") && oneCopy.getMessage().contains("[1]"),
+            oneCopy.getMessage());
+        assertTrue(userTables(client).contains("one-copy"), "nothing was dropped");
+        for (int node : new int[] {0, 2}) { // made by hand, taken back by hand
+          NodeChannels.await(ClientInternals.channels(client).get(node).call(Request.newBuilder().setDropTable(
+              org.sss.core.proto.DropTable.newBuilder().setTable("one-copy"))), SssClient.DEFAULT_TIMEOUT).release();
+        }
 
         // writes go on without node 1: to the copies in sync, the other copy of each of its partitions
         ReplicaPlacement placement = spec.placement();
@@ -191,9 +206,14 @@ class ReplicationTest {
             writer.putAll("rows", BulkIO.textTable().types(), batch);
             long gone = 1 + random.nextInt(ROWS + 3_000);
             writer.delete("rows", List.of(Serdes.LONG.encodeKey(gone)));
+            // and to the table made while node 1 was out, which node 1 lacks until it has made it
+            long made = 1 + random.nextInt(1_200);
+            writer.put("made-while-out", BulkIO.textTable().types(), Serdes.LONG.encodeKey(made),
+                Serdes.STRING.encodeValue("live " + round));
             synchronized (rows) {
               rows.putAll(applied);
               rows.remove(gone); // deleted after the batch, so gone even if the batch put it
+              madeWhileOut.put(made, "live " + round);
             }
           }
         });

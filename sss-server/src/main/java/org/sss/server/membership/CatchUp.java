@@ -248,7 +248,8 @@ final class CatchUp implements AutoCloseable {
    * made again with the others' options). Asked once each of those nodes is at the joining
    * epoch: a job that ran without this node commits only on the epoch it ran on, so none commits
    * after the lists. Returns the tables every node in sync holds alike, the ones to copy; a
-   * table only some hold (a create or commit that failed part way) is left as it is, and named.
+   * table only some hold (a create, drop or commit that failed part way) is named, and this
+   * node's emptied copy of it dropped: it is missing here as on some of the others.
    */
   private Set<String> syncTables(Map<Integer, Connection> links, ClusterView view) throws Exception {
     List<Map<String, TableOptions>> lists = new ArrayList<>();
@@ -275,10 +276,13 @@ final class CatchUp implements AutoCloseable {
     }
     for (StoreTable t : replicatedTables()) {
       TableOptions o = complete.contains(t.name()) ? lists.get(0).get(t.name()) : null;
-      if (!anywhere.contains(t.name()) || o != null && !o.equals(t.options())) {
+      // a table the others do not all hold alike is dropped here too: this node emptied its copy
+      // when it came back, and serving that empty copy would answer "absent" for every key
+      if (o == null || !o.equals(t.options())) {
         store.drop(t.name(), true);
         live.forget(t.name()); // its keys written live went to the table dropped
-        LOG.warn("node {}: dropped table '{}', {} while it was out", self, t.name(), o == null ? "dropped" : "replaced");
+        LOG.warn("node {}: dropped table '{}', {} while it was out", self, t.name(),
+            !anywhere.contains(t.name()) ? "dropped" : o == null ? "left unlike on the nodes in sync" : "replaced");
       }
     }
     for (String name : complete) {

@@ -465,7 +465,12 @@ public final class Membership implements AutoCloseable {
     return view;
   }
 
-  int self() {
+  /** Whether this node is catching up (joining) by its view. */
+  public boolean catchingUp() {
+    return view.getJoiningList().contains(self);
+  }
+
+  public int self() {
     return self;
   }
 
@@ -613,6 +618,7 @@ public final class Membership implements AutoCloseable {
   public static final class Admission implements AutoCloseable {
     private final Lock lock;
     private final CatchUp joining;
+    private boolean closed;
 
     Admission(Lock lock, CatchUp joining) {
       this.lock = lock;
@@ -633,7 +639,10 @@ public final class Membership implements AutoCloseable {
 
     @Override
     public void close() {
-      lock.unlock();
+      if (!closed) { // once: a drop ends its admission early (see KvsService)
+        closed = true;
+        lock.unlock();
+      }
     }
   }
 

@@ -6,6 +6,7 @@ import io.netty.buffer.ByteBufAllocator;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.sss.core.cluster.ClusterSpec;
@@ -103,7 +104,10 @@ public final class KvsService {
       case DROP_TABLE -> {
         boolean dropped;
         try (var admitted = admitTableChange(req.getDropTable().getViewEpoch(), req.getDropTable().getTable())) {
-          dropped = store.drop(req.getDropTable().getTable(), req.getDropTable().getIfExists());
+          // the view is held until the table is unlisted, not while the drop waits for the
+          // table's operations (a long scan): the membership must not wait on a scan
+          dropped = store.drop(req.getDropTable().getTable(), req.getDropTable().getIfExists(),
+              admitted == null ? () -> { } : admitted::close);
         }
         return Frame.of(ok.setAck(Ack.newBuilder().setPairs(dropped ? 1 : 0)).build());
       }
@@ -149,8 +153,7 @@ public final class KvsService {
         return multiGet(req, body, ok, alloc);
       }
       case DELETE -> {
-        StoreTable t = store.require(req.getDelete().getTable());
-        checkReplication(t, req.getDelete().getReplication());
+        StoreTable t = writeTable(req.getDelete().getTable(), w -> checkReplication(w, req.getDelete().getReplication()));
         List<byte[]> keys = readKeys(body, req.getDelete().getKeyCount());
         keys.forEach(k -> checkKey(t, k));
         try (var admitted = admitWrite(t, req.getDelete().getViewEpoch())) {
@@ -229,9 +232,10 @@ public final class KvsService {
    * go from it straight into the native write batch, without a Java array per key or value.
    */
   private long putBatch(Request req, ByteBuf body) {
-    StoreTable t = store.require(req.getPutBatch().getTable());
-    t.checkWritable(req.getPutBatch().getKeyTypeValue(), req.getPutBatch().getValueTypeValue());
-    checkReplication(t, req.getPutBatch().getReplication());
+    StoreTable t = writeTable(req.getPutBatch().getTable(), w -> {
+      w.checkWritable(req.getPutBatch().getKeyTypeValue(), req.getPutBatch().getValueTypeValue());
+      checkReplication(w, req.getPutBatch().getReplication());
+    });
     int expected = req.getPutBatch().getPairCount();
     int pairs = 0;
     ByteBuf in = body.duplicate();
@@ -360,6 +364,30 @@ public final class KvsService {
    * would store the second where no read looks; one of two written as one would leave its copies
    * different.
    */
+  /**
+   * The table a write names, checked as the write declares it. A node catching up may not yet
+   * have made a table created, dropped or replaced while it was out (its catch-up first makes
+   * its tables those of the nodes in sync): it refuses such a write as not serving, which writers
+   * retry until it has, rather than as a wrong table, which would fail the write. A write it
+   * refuses is not lost to it: the copy it makes afterwards reads the table from the others.
+   */
+  private StoreTable writeTable(String name, Consumer<StoreTable> check) {
+    try {
+      StoreTable t = store.require(name);
+      check.accept(t);
+      return t;
+    } catch (StoreException e) {
+      Membership m = membership.get();
+      boolean tableAsOthersHoldIt = e.code() == ErrorCode.NO_SUCH_TABLE || e.code() == ErrorCode.TYPE_MISMATCH
+          || e.code() == ErrorCode.BAD_REQUEST;
+      if (m != null && tableAsOthersHoldIt && m.catchingUp()) {
+        throw new StoreException(ErrorCode.NOT_SERVING, "node " + m.self() + " is catching up and has not yet made"
+            + " table '" + name + "' as the nodes in sync hold it (" + e.getMessage() + ")");
+      }
+      throw e;
+    }
+  }
+
   private static void checkReplication(StoreTable t, int sent) {
     int keeps = copies(t.options().getReplication());
     if (copies(sent) != keeps) {
@@ -385,7 +413,6 @@ public final class KvsService {
 
   private static final Runnable NOTHING_HELD = () -> { };
 
-  /** Admits a write to a replicated table (held until it is applied); null for a table of one copy. */
   /** Creates a table as the request asks: for a job, in place of another, or anew. */
   private NodeStore.Created create(CreateTable c) {
     if (!c.getJobId().isEmpty()) {
@@ -409,6 +436,7 @@ public final class KvsService {
     return epoch == 0 || m == null ? null : m.admitWrite(epoch, false, "table '" + table + "'");
   }
 
+  /** Admits a write to a replicated table (held until it is applied); null for a table of one copy. */
   private Membership.Admission admitWrite(StoreTable t, long epoch) {
     Membership m = replicated(t);
     return m == null ? null : m.admitWrite(epoch, t.options().getMultiValued(), t.name());
