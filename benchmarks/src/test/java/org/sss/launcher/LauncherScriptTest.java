@@ -202,11 +202,20 @@ class LauncherScriptTest {
 
       // the servers' class path is the script's filtered one: the project's and the server's
       // libraries from the distribution, no Hadoop
-      List<String> servers = ProcessHandle.allProcesses()
-          .map(p -> p.info().commandLine().orElse(""))
-          .filter(c -> c.contains("org.sss.server.ServerMain") && c.contains(cluster.toString()))
+      List<ProcessHandle> serverProcesses = ProcessHandle.allProcesses()
+          .filter(p -> p.info().commandLine().orElse("").contains("org.sss.server.ServerMain")
+              && p.info().commandLine().orElse("").contains(cluster.toString()))
           .toList();
+      List<String> servers = serverProcesses.stream().map(p -> p.info().commandLine().orElse("")).toList();
       assertEquals(2, servers.size(), servers.toString());
+      // RocksDB's library was taken out of its JAR once, by the launcher, and the servers map
+      // that file (not a copy inflated into a temporary file at their start)
+      Path nativeDir = home.resolve("benchmarks/target/native");
+      for (ProcessHandle p : serverProcesses) {
+        String maps = Files.readString(Path.of("/proc/" + p.pid() + "/maps"));
+        assertTrue(maps.lines().anyMatch(l -> l.contains(nativeDir.toString()) && l.contains("librocksdbjni")),
+            "server " + p.pid() + " maps RocksDB's library from " + nativeDir);
+      }
       for (String c : servers) {
         assertTrue(c.contains(home.resolve("benchmarks/target/lib/sss-server-0.1.0-SNAPSHOT.jar").toString()), c);
         assertTrue(c.contains("rocksdbjni-"), c);
