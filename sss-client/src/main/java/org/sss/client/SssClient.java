@@ -439,6 +439,7 @@ public final class SssClient implements AutoCloseable {
    */
   public boolean dropTable(String table, boolean ifExists) {
     boolean any = false;
+    boolean reachedSome = false;
     for (int attempt = 1; ; attempt++) {
       TableChange to = tableChange("drop table '" + table + "'", attempt == 1 ? "nothing was dropped"
           : "it may be dropped on some nodes already: drop it again");
@@ -454,12 +455,14 @@ public final class SssClient implements AutoCloseable {
       if (errors.isEmpty()) {
         break;
       }
+      if (errors.size() < to.nodes().size()) {
+        reachedSome = true;
+      }
       if (attempt == CHANGE_ATTEMPTS || !errors.stream().allMatch(SssClient::refusedBeforeActing)) {
         RuntimeException e = NodeChannels.unwrap(errors.get(0));
-        if (errors.size() < to.nodes().size()) { // others took it
+        if (reachedSome) { // an attempt was taken by some nodes
           throw new SssException(e instanceof SssException s ? s.code() : ErrorCode.INTERNAL, e.getMessage()
-              + "; the drop reached " + (to.nodes().size() - errors.size()) + " of " + to.nodes().size()
-              + " nodes: 'table list' marks '" + table + "' incomplete, drop it again", e);
+              + "; the drop was taken by some nodes: 'table list' marks '" + table + "' incomplete, drop it again", e);
         }
         throw e;
       }
@@ -682,8 +685,12 @@ public final class SssClient implements AutoCloseable {
    * fail as before.
    */
   private void throwUnlessSurvivable(List<Throwable> errors, int skipped) {
-    if (errors.isEmpty()) {
+    if (errors.isEmpty() && (skipped == 0 || skipped < copies)) {
       return;
+    }
+    if (errors.isEmpty()) {
+      throw new NodeUnavailableException(ErrorCode.NOT_SERVING, skipped + " node(s) down or out of the in-sync copies,"
+          + " as many as the copies of each partition: some partitions may have no copy counted");
     }
     for (Throwable e : errors) {
       RuntimeException r = NodeChannels.unwrap(e);

@@ -26,12 +26,28 @@ public final class ConsoleLogConfigurator extends ContextAwareBase implements Co
   @Override
   public ExecutionStatus configure(LoggerContext context) {
     ClassLoader loader = ConsoleLogConfigurator.class.getClassLoader();
-    if (System.getProperty("logback.configurationFile") != null || loader.getResource("logback-test.xml") != null
-        || loader.getResource("logback.xml") != null) {
+    if (fileNamed(System.getProperty("logback.configurationFile"), loader)
+        || loader.getResource("logback-test.xml") != null || loader.getResource("logback.xml") != null) {
       return ExecutionStatus.INVOKE_NEXT_IF_ANY;
     }
     configureConsole(context, System.getProperty("sss.log.level", "INFO"));
     return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
+  }
+
+  /**
+   * Whether {@code name} (logback's {@code logback.configurationFile}: a URL, a resource on the
+   * class path or a file) names something to read. One that names nothing is not given to
+   * logback, whose fallback would log everything at DEBUG on stdout.
+   */
+  static boolean fileNamed(String name, ClassLoader loader) {
+    if (name == null || name.isBlank()) {
+      return false;
+    }
+    if (name.matches("^[a-zA-Z][a-zA-Z0-9+.-]*:.+") && !name.startsWith("file:")) {
+      return true; // a URL of another kind: logback reads it
+    }
+    String path = name.startsWith("file:") ? name.substring("file:".length()) : name;
+    return new java.io.File(path).isFile() || loader.getResource(name) != null;
   }
 
   /** Logs to stderr at {@code level} (a logback level name; INFO when it is none). */

@@ -55,4 +55,20 @@ class ConsoleLogConfiguratorTest {
     // the tests' logback-test.xml is on the class path
     assertEquals(Configurator.ExecutionStatus.INVOKE_NEXT_IF_ANY, new ConsoleLogConfigurator().configure(new LoggerContext()));
   }
+
+  @Test
+  void aConfigurationFileThatIsNotThere_isNotHandedOn() throws Exception {
+    ClassLoader loader = getClass().getClassLoader();
+    assertFalse(ConsoleLogConfigurator.fileNamed(null, loader));
+    assertFalse(ConsoleLogConfigurator.fileNamed("/no/such/logback.xml", loader));
+    assertFalse(ConsoleLogConfigurator.fileNamed("file:/no/such/logback.xml", loader));
+    assertTrue(ConsoleLogConfigurator.fileNamed("logback-test.xml", loader), "a resource on the class path");
+    java.nio.file.Path f = java.nio.file.Files.createTempFile("logback", ".xml");
+    try {
+      assertTrue(ConsoleLogConfigurator.fileNamed(f.toString(), loader));
+      assertTrue(ConsoleLogConfigurator.fileNamed("file:" + f, loader));
+    } finally {
+      java.nio.file.Files.delete(f);
+    }
+  }
 }
