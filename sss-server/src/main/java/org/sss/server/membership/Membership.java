@@ -129,6 +129,13 @@ public final class Membership implements AutoCloseable {
    */
   private final long[] joiningSeenNanos;
   /**
+   * When this leader first saw each node in sync and up (0: not so): silence counts only from
+   * then. A node back from a cut catches up and is decided up within a second or two, while the
+   * probe's own connection to it may still be waiting out a connect timeout begun during the cut;
+   * counted from before, that silence would decide the node down again at once.
+   */
+  private final long[] upSeenNanos;
+  /**
    * Writes hold it shared from their epoch check until they are applied; a new view is taken
    * exclusively. So once a node has a view, no write checked against an older one is still
    * being applied: what a node catching up copies from it holds every such write.
@@ -160,6 +167,7 @@ public final class Membership implements AutoCloseable {
     this.copies = new InSyncCopies(spec.placement());
     this.downSeenNanos = new long[spec.nodeCount()];
     this.joiningSeenNanos = new long[spec.nodeCount()];
+    this.upSeenNanos = new long[spec.nodeCount()];
     this.voters = voters(spec.nodeCount());
     this.signatures = new SignedChanges(spec.secret());
     List<RaftPeer> peers = new ArrayList<>();
@@ -401,6 +409,8 @@ public final class Membership implements AutoCloseable {
       downSeenNanos[node] = !down ? 0 : downSeenNanos[node] != 0 ? downSeenNanos[node] : now;
       boolean joining = v.getJoiningList().contains(node);
       joiningSeenNanos[node] = !joining ? 0 : joiningSeenNanos[node] != 0 ? joiningSeenNanos[node] : now;
+      boolean up = !down && !joining && !v.getOutList().contains(node);
+      upSeenNanos[node] = !up ? 0 : upSeenNanos[node] != 0 ? upSeenNanos[node] : now;
     }
     for (int node = 0; node < spec.nodeCount(); node++) {
       boolean down = v.getDownList().contains(node);
@@ -408,7 +418,8 @@ public final class Membership implements AutoCloseable {
       boolean joining = v.getJoiningList().contains(node);
       long silent = probe.silentMillis(node);
       ViewChange.Builder change = ViewChange.newBuilder().setExpectEpoch(v.getEpoch());
-      if (!down && !out && !joining && node != self && silent >= DOWN_AFTER_MILLIS) {
+      if (!down && !out && !joining && node != self
+          && Math.min(silent, TimeUnit.NANOSECONDS.toMillis(now - upSeenNanos[node])) >= DOWN_AFTER_MILLIS) {
         propose(change.setMarkDown(node).build(), "node " + node + " has not answered for " + silent + " ms");
         return; // one decision per round, each on the view it read
       }

@@ -122,7 +122,12 @@ public final class KvsService {
         return Frame.of(ok.setTable(store.require(req.getTableStats().getTable()).info()).build());
       }
       case PUT_BATCH -> {
-        long n = putBatch(req, body);
+        long n;
+        try {
+          n = putBatch(req, body);
+        } catch (StoreException e) {
+          throw e.code() == ErrorCode.NO_SUCH_TABLE ? whileCatchingUp(req.getPutBatch().getTable(), e) : e;
+        }
         return Frame.of(ok.setAck(Ack.newBuilder().setPairs(n)).build());
       }
       case GET -> {
@@ -163,6 +168,8 @@ public final class KvsService {
           } else {
             admitted.apply(t.name(), () -> keys, delete);
           }
+        } catch (StoreException e) {
+          throw e.code() == ErrorCode.NO_SUCH_TABLE ? whileCatchingUp(t.name(), e) : e;
         }
         return Frame.of(ok.setAck(Ack.newBuilder().setPairs(keys.size())).build());
       }
@@ -377,15 +384,23 @@ public final class KvsService {
       check.accept(t);
       return t;
     } catch (StoreException e) {
-      Membership m = membership.get();
       boolean tableAsOthersHoldIt = e.code() == ErrorCode.NO_SUCH_TABLE || e.code() == ErrorCode.TYPE_MISMATCH
           || e.code() == ErrorCode.BAD_REQUEST;
-      if (m != null && tableAsOthersHoldIt && m.catchingUp()) {
-        throw new StoreException(ErrorCode.NOT_SERVING, "node " + m.self() + " is catching up and has not yet made"
-            + " table '" + name + "' as the nodes in sync hold it (" + e.getMessage() + ")");
-      }
-      throw e;
+      throw tableAsOthersHoldIt ? whileCatchingUp(name, e) : e;
     }
+  }
+
+  /**
+   * {@code e} as this node's refusal when it is catching up (see {@link #writeTable}): also for a
+   * table its catch-up drops or replaces while the write is on its way; else {@code e} itself.
+   */
+  private StoreException whileCatchingUp(String name, StoreException e) {
+    Membership m = membership.get();
+    if (m != null && m.catchingUp()) {
+      return new StoreException(ErrorCode.NOT_SERVING, "node " + m.self() + " is catching up and has not yet made"
+          + " table '" + name + "' as the nodes in sync hold it (" + e.getMessage() + ")");
+    }
+    return e;
   }
 
   private static void checkReplication(StoreTable t, int sent) {
