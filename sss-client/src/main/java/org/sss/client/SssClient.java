@@ -1169,7 +1169,15 @@ public final class SssClient implements AutoCloseable {
 
   /** Scans a table across all nodes. Close the scan if you stop early. */
   public TableScan scan(String table, ScanOptions options) {
-    return new TableScan(channels, table, options, timeout);
+    Set<Integer> notServing = new TreeSet<>();
+    if (copyWriter != null) {
+      // nodes out or catching up refuse to serve reads: their partitions are read from the others
+      ClusterView v = copyWriter.refresh();
+      notServing.addAll(v.getOutList());
+      notServing.addAll(v.getJoiningList());
+      notServing.addAll(v.getDownList());
+    }
+    return new TableScan(channels, table, options, timeout, notServing);
   }
 
   // ---- jobs -----------------------------------------------------------------------------

@@ -30,6 +30,7 @@ import org.sss.core.proto.ScanNext;
 import org.sss.core.proto.ScanOpen;
 import org.sss.core.transport.Connection;
 import org.sss.core.transport.Frame;
+import org.sss.core.proto.ErrorCode;
 import org.sss.core.transport.NodeUnavailableException;
 import org.sss.core.transport.PairBlock;
 
@@ -67,7 +68,12 @@ public final class TableScan implements Iterator<Pair>, AutoCloseable {
 
   private record Head(Pair pair, NodeStream from) {}
 
-  TableScan(NodeChannels channels, String table, ScanOptions options, Duration timeout) {
+  /**
+   * {@code notServing}: nodes the membership has out of the in-sync copies, catching up or down,
+   * which would refuse the scan: their partitions are read from their other copies, as those of
+   * a node that cannot be reached.
+   */
+  TableScan(NodeChannels channels, String table, ScanOptions options, Duration timeout, Set<Integer> notServing) {
     this.ordered = options.ordered();
     this.limit = options.limit() == 0 ? Long.MAX_VALUE : options.limit();
     this.timeout = timeout;
@@ -83,6 +89,12 @@ public final class TableScan implements Iterator<Pair>, AutoCloseable {
     Set<Integer> down = new TreeSet<>();
     NodeUnavailableException lost = null;
     for (int node = 0; node < channels.spec().nodeCount(); node++) {
+      if (notServing.contains(node) && channels.spec().replication() > 1) {
+        down.add(node);
+        lost = new NodeUnavailableException(ErrorCode.NOT_SERVING, "node " + node
+            + " is out of the in-sync copies, catching up or down");
+        continue;
+      }
       try {
         streams.add(new NodeStream(channels.get(node)));
         opens.add(open); // the node's own partitions

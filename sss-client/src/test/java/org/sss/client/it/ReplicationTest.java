@@ -217,6 +217,16 @@ class ReplicationTest {
             }
           }
         });
+        // reads go on while node 1 catches up (reachable, refusing reads): scans read its
+        // partitions from the other copies
+        int scansWhileCatchingUp = 0;
+        long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        while (!client.view().whole() && System.nanoTime() < until) {
+          boolean joining = !client.view().joining().isEmpty();
+          assertEquals(mod, scanLongs(client, "mod"), "a scan while node 1 catches up");
+          scansWhileCatchingUp += joining ? 1 : 0;
+        }
+        System.out.println("scans while node 1 was catching up: " + scansWhileCatchingUp);
         awaitView(client, MembershipView::whole, "node 1 caught up and decided up");
         // two decisions, joining then up: a node just back is not decided out again for the
         // silence it kept while it was dead
