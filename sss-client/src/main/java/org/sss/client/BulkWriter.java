@@ -191,6 +191,15 @@ public final class BulkWriter implements AutoCloseable {
   }
 
   /** True for a failure after which the pairs can be sent again to the copies that count then. */
+  /**
+   * Keeps the first failure, unless a later one cannot be resent and the kept one can: a batch
+   * refused by a node catching up must not hide another node's answer that the table is gone,
+   * or the writer would resend until its timeout.
+   */
+  private void recordFailure(RuntimeException e) {
+    failure.accumulateAndGet(e, (kept, now) -> kept == null || resendable(kept) && !resendable(now) ? now : kept);
+  }
+
   private boolean resendable(RuntimeException e) {
     return sinceCheckpoint != null && (e instanceof NodeUnavailableException
         || e instanceof SssException s && (s.code() == ErrorCode.STALE_VIEW
@@ -333,7 +342,7 @@ public final class BulkWriter implements AutoCloseable {
             // Record the outcome before giving the permit back: flush() returns as soon as it
             // holds every permit, and must then see this batch's failure.
             if (e != null) {
-              failure.compareAndSet(null, explain(NodeChannels.unwrap(e)));
+              recordFailure(explain(NodeChannels.unwrap(e)));
             } else {
               r.release();
               if (sinceCheckpoint == null) {
@@ -345,7 +354,7 @@ public final class BulkWriter implements AutoCloseable {
     } catch (RuntimeException e) {
       permits.release();
       buf.release();
-      failure.compareAndSet(null, e);
+      recordFailure(e);
       if (!resendable(e)) {
         throw e;
       } // else sent again once the copies settle (checkFailure)

@@ -1167,6 +1167,28 @@ public final class SssClient implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether {@code table} keeps one copy of each pair (a job's kept intermediate table): no other
+   * node holds its partitions, and a node catching up keeps and serves them. Asked of a node not
+   * in {@code notServing}; false when none answers (the scan then says what is wrong).
+   */
+  private boolean keepsOneCopy(String table, Set<Integer> notServing) {
+    for (int n = 0; n < spec.nodeCount(); n++) {
+      if (!notServing.contains(n)) {
+        try {
+          Frame<Response> r = NodeChannels.await(channels.get(n).call(Request.newBuilder().setTableStats(
+              TableStats.newBuilder().setTable(table))), timeout);
+          int copies = r.header().getTable().getOptions().getReplication();
+          r.release();
+          return copies < 2;
+        } catch (RuntimeException e) {
+          return false;
+        }
+      }
+    }
+    return false;
+  }
+
   /** Scans a table across all nodes. Close the scan if you stop early. */
   public TableScan scan(String table, ScanOptions options) {
     Set<Integer> notServing = new TreeSet<>();
@@ -1176,6 +1198,9 @@ public final class SssClient implements AutoCloseable {
       notServing.addAll(v.getOutList());
       notServing.addAll(v.getJoiningList());
       notServing.addAll(v.getDownList());
+      if (!notServing.isEmpty() && keepsOneCopy(table, notServing)) {
+        notServing.clear(); // its one copy is on its node, which serves it (see keepsOneCopy)
+      }
     }
     return new TableScan(channels, table, options, timeout, notServing);
   }

@@ -223,7 +223,14 @@ class ReplicationTest {
         long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
         while (!client.view().whole() && System.nanoTime() < until) {
           boolean joining = !client.view().joining().isEmpty();
-          assertEquals(mod, scanLongs(client, "mod"), "a scan while node 1 catches up");
+          try {
+            assertEquals(mod, scanLongs(client, "mod"), "a scan while node 1 catches up");
+          } catch (SssException e) {
+            // a survivor that cannot confirm its view for a moment (a busy machine) refuses
+            // too; node 1's own refusal, what this checks, reads otherwise
+            assertTrue(e.getMessage().contains("cannot confirm the cluster's membership"), e.getMessage());
+            continue;
+          }
           scansWhileCatchingUp += joining ? 1 : 0;
         }
         System.out.println("scans while node 1 was catching up: " + scansWhileCatchingUp);

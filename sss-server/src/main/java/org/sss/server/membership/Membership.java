@@ -305,6 +305,10 @@ public final class Membership implements AutoCloseable {
       boolean leads = server != null && server.getDivision(group.getGroupId()).getInfo().isLeaderReady();
       if (leads && !leading) {
         probe.forget(); // a new leader gives every node the full time, from now
+        // and remembers nothing it saw while it last led (a node down then may have been up since)
+        java.util.Arrays.fill(downSeenNanos, 0);
+        java.util.Arrays.fill(joiningSeenNanos, 0);
+        java.util.Arrays.fill(upSeenNanos, 0);
       }
       leading = leads;
       if (leads) {
