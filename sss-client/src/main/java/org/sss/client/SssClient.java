@@ -685,7 +685,7 @@ public final class SssClient implements AutoCloseable {
    * fail as before.
    */
   private void throwUnlessSurvivable(List<Throwable> errors, int skipped) {
-    if (errors.isEmpty() && (skipped == 0 || skipped < copies)) {
+    if (errors.isEmpty() && skipped < copies) {
       return;
     }
     if (errors.isEmpty()) {

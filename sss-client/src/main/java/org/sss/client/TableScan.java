@@ -89,7 +89,7 @@ public final class TableScan implements Iterator<Pair>, AutoCloseable {
     Set<Integer> down = new TreeSet<>();
     NodeUnavailableException lost = null;
     for (int node = 0; node < channels.spec().nodeCount(); node++) {
-      if (notServing.contains(node) && channels.spec().replication() > 1) {
+      if (notServing.contains(node)) {
         down.add(node);
         lost = new NodeUnavailableException(ErrorCode.NOT_SERVING, "node " + node
             + " is out of the in-sync copies, catching up or down");

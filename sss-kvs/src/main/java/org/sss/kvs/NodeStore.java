@@ -483,7 +483,7 @@ public final class NodeStore implements AutoCloseable {
           tables.remove(r.table());
           try {
             if (old != null) {
-              dropLocked(target, old, entry, sync, false);
+              dropLocked(old, entry, sync);
             } else {
               db.write(sync, entry);
             }
@@ -583,7 +583,7 @@ public final class NodeStore implements AutoCloseable {
         addDropEntries(name, entry);
         tables.remove(name);
         unlisted.run();
-        dropLocked(name, t, entry, sync, false);
+        dropLocked(t, entry, sync);
       } catch (RocksDBException e) {
         throw new StoreException(ErrorCode.STORAGE_ERROR, "dropping table '" + name + "' failed: "
             + e.getMessage(), e);
@@ -599,15 +599,12 @@ public final class NodeStore implements AutoCloseable {
   }
 
   /**
-   * Drops table {@code t} (named {@code name}): writes {@code entry} (holding its catalog
+   * Drops table {@code t}: writes {@code entry} (holding its catalog
    * deletions) once no operation uses the table, and removes its column family in the
-   * background. Called under the DDL lock.
+   * background. Called under the DDL lock, once the table is out of {@link #tables}.
    */
-  private void dropLocked(String name, StoreTable t, WriteBatch entry, WriteOptions sync, boolean unlist)
+  private void dropLocked(StoreTable t, WriteBatch entry, WriteOptions sync)
       throws RocksDBException {
-    if (unlist) {
-      tables.remove(name);
-    }
     t.retain(); // for the background column family drop below
     try {
       // waits for the table's operations under way; later ones see it dropped

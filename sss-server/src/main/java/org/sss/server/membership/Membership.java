@@ -6,6 +6,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
@@ -306,9 +307,9 @@ public final class Membership implements AutoCloseable {
       if (leads && !leading) {
         probe.forget(); // a new leader gives every node the full time, from now
         // and remembers nothing it saw while it last led (a node down then may have been up since)
-        java.util.Arrays.fill(downSeenNanos, 0);
-        java.util.Arrays.fill(joiningSeenNanos, 0);
-        java.util.Arrays.fill(upSeenNanos, 0);
+        Arrays.fill(downSeenNanos, 0);
+        Arrays.fill(joiningSeenNanos, 0);
+        Arrays.fill(upSeenNanos, 0);
       }
       leading = leads;
       if (leads) {
