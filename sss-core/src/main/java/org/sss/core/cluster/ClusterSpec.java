@@ -31,6 +31,7 @@ import java.util.regex.Pattern;
  *   node.0=127.0.0.1:7101
  *   node.1=127.0.0.1:7102
  *   partition.map=0,1,0,1 # optional; round-robin when absent
+ *   partition.copies=0/1,1/0,0/1,1/0 # optional, with replication; each partition's copies (written by a rebalance)
  *   tls=false             # optional; true when servers speak TLS
  *   tls.trust=ca.pem      # with tls: the certificate(s) to trust, PEM (relative to this file)
  *   replication=2         # optional; copies of each partition (default 1)
@@ -50,8 +51,8 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
   /** The rack of a node whose rack the cluster file does not name. */
   public static final String DEFAULT_RACK = "default";
 
-  private static final Set<String> KNOWN_KEYS = Set.of("secret", "partitions", "partition.map", "tls", "tls.trust",
-      "replication");
+  private static final Set<String> KNOWN_KEYS = Set.of("secret", "partitions", "partition.map", "partition.copies", "tls",
+      "tls.trust", "replication");
   private static final Pattern NODE_KEY =
       Pattern.compile("node\\.(\\d+)(\\.(host|rack|raft\\.port))?");
 
@@ -243,6 +244,14 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
       }
       map = PartitionMap.of(owners, nodes.size());
     }
+    String copiesText = props.getProperty("partition.copies");
+    if (copiesText != null && !copiesText.isBlank()) {
+      try {
+        map = map.withCopies(copiesText);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("partition.copies: " + e.getMessage(), e);
+      }
+    }
     boolean tls = StrictProperties.parseBoolean("tls", props.getProperty("tls", "false"));
     int replication;
     try {
@@ -278,6 +287,9 @@ public record ClusterSpec(List<NodeAddress> nodes, PartitionMap partitionMap, St
     props.setProperty("secret", secret);
     props.setProperty("partitions", Integer.toString(partitionMap.partitions()));
     props.setProperty("partition.map", partitionMap.format());
+    if (partitionMap.listsCopies()) {
+      props.setProperty("partition.copies", partitionMap.formatCopies());
+    }
     props.setProperty("tls", Boolean.toString(tls));
     if (tlsTrust != null) {
       props.setProperty("tls.trust", tlsTrust);

@@ -19,6 +19,11 @@ import java.util.List;
  *
  * <p>The hash is Murmur3 (32-bit, x86 variant, seed 0) over the <em>encoded</em> key bytes, so
  * every client and server, in any language, agrees on placement without talking.
+ *
+ * <p>With replication the map may also list every partition's copies ({@link #withCopies}),
+ * as a rebalanced cluster's file does ({@code partition.copies}); without that list the copies
+ * are computed from the owners ({@link ReplicaPlacement}). A listed placement is part of the
+ * layout: nodes and clients that disagree on it refuse each other.
  */
 public final class PartitionMap {
   /** Stored keys carry the partition in two bytes. */
@@ -28,10 +33,104 @@ public final class PartitionMap {
 
   private final int[] ownerOfPartition;
   private final int nodeCount;
+  /** Each partition's copies, its owner first; null when computed from the owners. */
+  private final int[][] copies;
 
-  private PartitionMap(int[] ownerOfPartition, int nodeCount) {
+  private PartitionMap(int[] ownerOfPartition, int nodeCount, int[][] copies) {
     this.ownerOfPartition = ownerOfPartition;
     this.nodeCount = nodeCount;
+    this.copies = copies;
+  }
+
+  private PartitionMap(int[] ownerOfPartition, int nodeCount) {
+    this(ownerOfPartition, nodeCount, null);
+  }
+
+  /**
+   * This map with each partition's copies listed: {@code copies[p]} names distinct nodes, the
+   * first of them partition p's owner, and every partition lists as many.
+   */
+  public PartitionMap withCopies(int[][] copies) {
+    if (copies.length != ownerOfPartition.length) {
+      throw new IllegalArgumentException("copies listed for " + copies.length + " partitions, but there are "
+          + ownerOfPartition.length);
+    }
+    int[][] own = new int[copies.length][];
+    for (int p = 0; p < copies.length; p++) {
+      int[] c = copies[p];
+      if (c.length == 0 || c.length != copies[0].length) {
+        throw new IllegalArgumentException("partition " + p + " lists " + c.length + " copies, partition 0 lists "
+            + copies[0].length + ": every partition keeps as many");
+      }
+      if (c[0] != ownerOfPartition[p]) {
+        throw new IllegalArgumentException("partition " + p + "'s first copy is on node " + c[0]
+            + " but the map gives the partition to node " + ownerOfPartition[p]);
+      }
+      for (int i = 0; i < c.length; i++) {
+        if (c[i] < 0 || c[i] >= nodeCount) {
+          throw new IllegalArgumentException("partition " + p + " has a copy on unknown node " + c[i]);
+        }
+        for (int j = 0; j < i; j++) {
+          if (c[j] == c[i]) {
+            throw new IllegalArgumentException("partition " + p + " lists node " + c[i] + " twice");
+          }
+        }
+      }
+      own[p] = c.clone();
+    }
+    return new PartitionMap(ownerOfPartition, nodeCount, own);
+  }
+
+  /** Whether the copies are listed ({@link #withCopies}) rather than computed. */
+  public boolean listsCopies() {
+    return copies != null;
+  }
+
+  /** The nodes holding partition {@code p}'s copies, its owner first, as listed; only when {@link #listsCopies}. */
+  public int[] listedCopies(int p) {
+    if (copies == null) {
+      throw new IllegalStateException("this map lists no copies");
+    }
+    return copies[p].clone();
+  }
+
+  /** Parses {@link #formatCopies}'s text: partitions separated by commas, a partition's nodes by slashes. */
+  public PartitionMap withCopies(String text) {
+    String[] parts = text.split(",", -1);
+    int[][] out = new int[parts.length][];
+    for (int p = 0; p < parts.length; p++) {
+      String[] nodes = parts[p].trim().split("/", -1);
+      out[p] = new int[nodes.length];
+      for (int i = 0; i < nodes.length; i++) {
+        try {
+          out[p][i] = Integer.parseInt(nodes[i].trim());
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException("partition " + p + "'s copies '" + parts[p] + "' are not node numbers"
+              + " separated by '/'");
+        }
+      }
+    }
+    return withCopies(out);
+  }
+
+  /** The listed copies as stored in cluster files ({@code partition.copies}), e.g. {@code 0/1,1/2,2/0}. */
+  public String formatCopies() {
+    if (copies == null) {
+      throw new IllegalStateException("this map lists no copies");
+    }
+    StringBuilder sb = new StringBuilder();
+    for (int p = 0; p < copies.length; p++) {
+      if (p > 0) {
+        sb.append(',');
+      }
+      for (int i = 0; i < copies[p].length; i++) {
+        if (i > 0) {
+          sb.append('/');
+        }
+        sb.append(copies[p][i]);
+      }
+    }
+    return sb.toString();
   }
 
   /** Partitions dealt round-robin: partition p lives on node p mod N. */
@@ -88,8 +187,9 @@ public final class PartitionMap {
    * which node owns each partition. Two cluster files with the same layout place every key alike.
    */
   public String layout() {
+    String text = format() + "/" + nodeCount + (copies == null ? "" : "/copies=" + formatCopies());
     String digest = com.google.common.hash.Hashing.sha256()
-        .hashString(format() + "/" + nodeCount, StandardCharsets.UTF_8).toString();
+        .hashString(text, StandardCharsets.UTF_8).toString();
     return "P=" + ownerOfPartition.length + ",map=" + digest.substring(0, 12);
   }
 
@@ -143,11 +243,11 @@ public final class PartitionMap {
   @Override
   public boolean equals(Object o) {
     return o instanceof PartitionMap m && m.nodeCount == nodeCount
-        && Arrays.equals(m.ownerOfPartition, ownerOfPartition);
+        && Arrays.equals(m.ownerOfPartition, ownerOfPartition) && Arrays.deepEquals(m.copies, copies);
   }
 
   @Override
   public int hashCode() {
-    return Arrays.hashCode(ownerOfPartition) * 31 + nodeCount;
+    return (Arrays.hashCode(ownerOfPartition) * 31 + nodeCount) * 31 + Arrays.deepHashCode(copies);
   }
 }

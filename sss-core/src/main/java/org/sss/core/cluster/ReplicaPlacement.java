@@ -28,7 +28,9 @@ import java.util.TreeSet;
  * For a leader's k-th partition, candidates are the other nodes in ring order starting k
  * places after the leader's successor; the first that satisfy the host rule and, while racks
  * remain unused, the rack rule are taken. The result depends only on the map, the labels and R,
- * so every node and client computes the same placement.
+ * so every node and client computes the same placement. A map that lists its copies (a
+ * rebalanced cluster's, see {@link Rebalancing}) is taken as it is, checked against the count
+ * and the host rule.
  */
 public final class ReplicaPlacement {
   /** Where a node runs: its machine and its rack (labels, compared by equality). */
@@ -75,6 +77,9 @@ public final class ReplicaPlacement {
           + " nodes on distinct hosts (two copies of a partition never share a host), but the " + n
           + " nodes run on " + allHosts.size() + " host(s): " + new TreeSet<>(allHosts));
     }
+    if (map.listsCopies()) {
+      return listed(map, locations, replication);
+    }
     int racksWanted = Math.min(replication, allRacks.size());
     int[][] out = new int[map.partitions()][];
     int[] ordinal = new int[n];
@@ -82,6 +87,27 @@ public final class ReplicaPlacement {
       int leader = map.ownerOf(p);
       int k = ordinal[leader]++;
       out[p] = copiesOf(p, leader, k, locations, replication, racksWanted);
+    }
+    return new ReplicaPlacement(out, replication);
+  }
+
+  /** The copies the map lists, checked against the count and the host rule. */
+  private static ReplicaPlacement listed(PartitionMap map, List<Location> locations, int replication) {
+    int[][] out = new int[map.partitions()][];
+    for (int p = 0; p < map.partitions(); p++) {
+      int[] c = map.listedCopies(p);
+      if (c.length != replication) {
+        throw new IllegalArgumentException("partition.copies lists " + c.length + " copies of partition " + p
+            + " but replication=" + replication);
+      }
+      Set<String> hosts = new HashSet<>();
+      for (int node : c) {
+        if (!hosts.add(locations.get(node).host())) {
+          throw new IllegalArgumentException("partition.copies puts two copies of partition " + p + " on host "
+              + locations.get(node).host() + " (two copies of a partition never share a host)");
+        }
+      }
+      out[p] = c;
     }
     return new ReplicaPlacement(out, replication);
   }
