@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -193,6 +194,21 @@ public final class SssClient implements AutoCloseable {
    */
   public MembershipView view() {
     return WireTypes.fromProto(wireView(timeout));
+  }
+
+  /**
+   * The membership's view as node {@code node} holds it, with how long ago a majority of the
+   * voters last confirmed it to that node (a node serves replicated tables only while that is
+   * recent): for tools that wait until every node of a cluster just started serves.
+   */
+  public MembershipView view(int node) {
+    Frame<Response> r = NodeChannels.await(channels.get(node).call(
+        Request.newBuilder().setGetView(GetView.getDefaultInstance())), timeout);
+    try {
+      return WireTypes.fromProto(r.header().getView());
+    } finally {
+      r.release();
+    }
   }
 
   /**
@@ -713,10 +729,21 @@ public final class SssClient implements AutoCloseable {
    * reached is tried once, not once per partition.
    */
   public long count(String table) {
-    Set<Integer> down = new HashSet<>();
-    List<Integer> pending = new ArrayList<>();
+    List<Integer> all = new ArrayList<>();
     for (int p = 0; p < partitions.partitions(); p++) {
-      pending.add(p);
+      all.add(p);
+    }
+    return count(table, all);
+  }
+
+  /** The exact number of pairs of a table in the partitions {@code only} (for tools that move partitions). */
+  public long count(String table, Collection<Integer> only) {
+    Set<Integer> down = new HashSet<>();
+    List<Integer> pending = new ArrayList<>(new TreeSet<>(only));
+    for (int p : pending) {
+      if (p < 0 || p >= partitions.partitions()) {
+        throw new IllegalArgumentException("no partition " + p + ": the cluster has " + partitions.partitions());
+      }
     }
     long total = 0;
     while (true) {

@@ -88,7 +88,13 @@ public final class TableScan implements Iterator<Pair>, AutoCloseable {
     List<ScanOpen> opens = new ArrayList<>();
     Set<Integer> down = new TreeSet<>();
     NodeUnavailableException lost = null;
+    Set<Integer> wanted = wantedPartitions(channels.spec(), options);
     for (int node = 0; node < channels.spec().nodeCount(); node++) {
+      List<Integer> mine = channels.spec().partitionMap().partitionsOf(node).stream()
+          .filter(p -> wanted == null || wanted.contains(p)).toList();
+      if (mine.isEmpty()) {
+        continue; // none of the partitions asked for: the node has nothing to read
+      }
       if (notServing.contains(node)) {
         down.add(node);
         lost = new NodeUnavailableException(ErrorCode.NOT_SERVING, "node " + node
@@ -97,7 +103,7 @@ public final class TableScan implements Iterator<Pair>, AutoCloseable {
       }
       try {
         streams.add(new NodeStream(channels.get(node)));
-        opens.add(open); // the node's own partitions
+        opens.add(wanted == null ? open : open.toBuilder().addAllPartitions(mine).build()); // the node's own partitions
       } catch (NodeUnavailableException e) {
         if (channels.spec().replication() == 1) {
           throw e;
@@ -107,7 +113,7 @@ public final class TableScan implements Iterator<Pair>, AutoCloseable {
       }
     }
     if (!down.isEmpty()) {
-      readCopies(channels, table, open, down, lost, opens);
+      readCopies(channels, table, open, down, lost, opens, wanted);
     }
     for (int i = 0; i < streams.size(); i++) {
       streams.get(i).open(opens.get(i));
@@ -119,18 +125,35 @@ public final class TableScan implements Iterator<Pair>, AutoCloseable {
     }
   }
 
+  /** The partitions the options ask for; null for every partition. */
+  private static Set<Integer> wantedPartitions(ClusterSpec spec, ScanOptions options) {
+    if (options.partitions().isEmpty()) {
+      return null;
+    }
+    for (int p : options.partitions()) {
+      if (p < 0 || p >= spec.partitionMap().partitions()) {
+        throw new IllegalArgumentException("no partition " + p + ": the cluster has "
+            + spec.partitionMap().partitions());
+      }
+    }
+    return new TreeSet<>(options.partitions());
+  }
+
   /**
    * Adds streams reading the partitions of nodes that cannot be reached from their other
    * copies, each surviving node asked for exactly the partitions it stands in for.
    */
   private void readCopies(NodeChannels channels, String table, ScanOpen open, Set<Integer> down,
-                          NodeUnavailableException lost, List<ScanOpen> opens) {
+                          NodeUnavailableException lost, List<ScanOpen> opens, Set<Integer> wanted) {
     ClusterSpec spec = channels.spec();
     ReplicaPlacement placement = spec.placement();
     Map<Integer, List<Integer>> byStandIn = new TreeMap<>();
     List<Integer> lostPartitions = new ArrayList<>();
     for (int node : down) {
       for (int p : spec.partitionMap().partitionsOf(node)) {
+        if (wanted != null && !wanted.contains(p)) {
+          continue;
+        }
         int standIn = placement.replicasOf(p).subList(0, spec.replication()).stream()
             .filter(n -> !down.contains(n)).findFirst().orElse(-1);
         if (standIn < 0) {

@@ -665,6 +665,31 @@ public final class NodeStore implements AutoCloseable {
     }
   }
 
+  /** The partition layout this store's data was written under; null before {@link #checkLayout} first ran. */
+  public String recordedLayout() {
+    try {
+      byte[] recorded = db.get(catalog, LAYOUT_KEY);
+      return recorded == null ? null : new String(recorded, StandardCharsets.UTF_8);
+    } catch (RocksDBException e) {
+      throw new StoreException(ErrorCode.STORAGE_ERROR, "reading the layout of " + dir + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Records that this store's data is now laid out under {@code layout}: for a rebalance, once
+   * the data of every partition the node no longer holds under it is gone. Synced.
+   */
+  public void recordLayout(String layout) {
+    synchronized (ddlLock) {
+      try (WriteOptions sync = new WriteOptions().setSync(true)) {
+        db.put(catalog, sync, LAYOUT_KEY, layout.getBytes(StandardCharsets.UTF_8));
+      } catch (RocksDBException e) {
+        throw new StoreException(ErrorCode.STORAGE_ERROR, "recording the layout of " + dir + " failed: "
+            + e.getMessage(), e);
+      }
+    }
+  }
+
   /** Waits for a background drop of {@code name}, so a new table of that name can be created. */
   private void awaitPendingDrop(String name) {
     CompletableFuture<Void> pending = pendingDrops.remove(name);

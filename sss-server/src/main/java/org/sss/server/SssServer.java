@@ -37,6 +37,7 @@ import org.sss.kvs.NodeStore;
 import org.sss.server.execution.EngineService;
 import org.sss.server.membership.Membership;
 import org.sss.server.store.KvsService;
+import org.sss.server.store.Relayout;
 import org.sss.server.transport.ConnectionHandler;
 import org.sss.server.transport.QueuedRequests;
 import org.sss.server.transport.Unauthenticated;
@@ -139,6 +140,12 @@ public final class SssServer implements AutoCloseable {
       throw e;
     }
     try {
+      // a rebalance's instruction, if cluster resize left one: the one way to another layout
+      int emptied = Relayout.applyIfAsked(store, config.dataDir(), config.cluster(), config.nodeId());
+      if (emptied >= 0) {
+        LOG.info("node {}: took the rebalanced partition layout {} ({} partition ranges emptied)", config.nodeId(),
+            config.cluster().partitionMap().layout(), emptied);
+      }
       store.checkLayout(config.cluster().partitionMap().layout());
     } catch (RuntimeException e) {
       store.close();

@@ -71,10 +71,11 @@ final class ClusterCommand {
   }
 
   @Command(name = "resize", mixinStandardHelpOptions = true,
-      description = "Give the running cluster in DIR another number of nodes or partitions, moving its data: every"
-          + " table is read out to DIR/resize-staging, the cluster restarts in the new shape and every table is"
-          + " written back and counted. Needs every node up, no job running and disk for a copy of the data;"
-          + " a failure puts the old cluster back.")
+      description = "Give the running cluster in DIR another number of nodes or partitions, moving its data. With"
+          + " the partition count kept (adding nodes, or removing the last ones for good) only the partitions whose"
+          + " copies change move: they are read out to DIR/resize-staging, the nodes take the new layout and they"
+          + " are written back and counted. With another partition count every table moves so. Needs every node"
+          + " up and in sync, no job running and disk for a copy of what moves; a failure puts the old cluster back.")
   static final class Resize implements Callable<Integer> {
     @Option(names = "--dir", paramLabel = "DIR", required = true, description = "the cluster's directory")
     Path dir;
@@ -83,7 +84,7 @@ final class ClusterCommand {
     int nodes;
 
     @Option(names = "--partitions", paramLabel = "P", defaultValue = "0",
-        description = "partitions (default: 8 per node)")
+        description = "partitions (default: as now; a node count past it needs more)")
     int partitions;
 
     @Option(names = "--undo", description = "end a resize whose process died: put the old cluster back (or finish"

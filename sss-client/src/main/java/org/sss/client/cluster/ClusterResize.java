@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,8 +19,10 @@ import java.util.Map;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.sss.client.BulkWriter;
+import org.sss.client.MembershipView;
 import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
+import org.sss.core.transport.SssException;
 import org.sss.client.TableScan;
 import org.sss.client.TableSpec;
 import org.sss.client.TableStatus;
@@ -27,7 +30,11 @@ import org.sss.core.api.Pair;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.JobTables;
 import org.sss.core.cluster.PartitionMap;
+import org.sss.core.cluster.Rebalancing;
+import org.sss.core.cluster.RelayoutRequest;
+import org.sss.core.cluster.ReplicaPlacement;
 import org.sss.core.keys.StoredKeys;
+import org.sss.core.proto.ErrorCode;
 import org.sss.core.transport.Auth;
 
 /**
@@ -66,9 +73,20 @@ public final class ClusterResize {
   static final String HIDDEN_OLD = "old-cluster.properties";
   static final String HIDDEN_NEW = "new-cluster.properties";
 
+  /** In the staging directory: which file holds which table, for an undo by another process. */
+  static final String MANIFEST = "tables.properties";
+
   private enum Phase { STAGING, SWITCHED, DONE }
 
+  /** Where a resize stands, as its journal says: its phase, and whether it moves partitions. */
+  private record Journal(Phase phase, boolean moves) {}
+
   private final Path dir;
+  /**
+   * Whether the partition count stays and only the partitions whose copies change move
+   * ({@link Rebalancing}), rather than every table being read and written whole.
+   */
+  private boolean moves;
   private final Consumer<String> progress;
   /** Set when Ctrl-C put the old cluster back: the resizing thread must take no further step. */
   private volatile boolean aborted;
@@ -103,11 +121,13 @@ public final class ClusterResize {
    * or, when the new cluster was complete, removes what the old one left. Returns what it did.
    */
   public static String undo(Path dir, Consumer<String> progress) throws IOException {
-    Phase phase = readJournal(dir);
-    if (phase == null) {
+    Journal journal = readJournal(dir);
+    if (journal == null) {
       throw new IllegalArgumentException(dir + " has no unfinished resize (no " + JOURNAL + ")");
     }
+    Phase phase = journal.phase();
     ClusterResize r = new ClusterResize(dir, progress, c -> { });
+    r.moves = journal.moves();
     if (phase == Phase.DONE) {
       r.finish();
       return "the resize had finished: its leftovers are removed; the new cluster stays";
@@ -136,10 +156,11 @@ public final class ClusterResize {
     LocalProcessCluster old = LocalProcessCluster.attach(dir);
     ClusterSpec was = old.spec();
     int n = nodes > 0 ? nodes : was.nodeCount();
-    int p = partitions > 0 ? partitions : n * ClusterSpec.DEFAULT_PARTITIONS_PER_NODE;
+    int p = partitions > 0 ? partitions : was.partitionMap().partitions();
     if (n == was.nodeCount() && p == was.partitionMap().partitions()) {
       throw new IllegalArgumentException(dir + " already has " + n + " nodes and " + p + " partitions");
     }
+    moves = p == was.partitionMap().partitions();
     if (was.tls()) {
       throw new IllegalArgumentException("resizing a cluster with TLS is not supported: its nodes' certificates"
           + " would have to be made for the new nodes");
@@ -149,6 +170,7 @@ public final class ClusterResize {
           + " " + n + " nodes cannot hold them");
     }
     PartitionMap.roundRobin(p, n); // refuses a shape it cannot map, before anything changes
+    List<Integer> moved = moves ? Rebalancing.moved(was.placement(), target(was, n, was.secret()).placement()) : null;
     String heap = rememberedHeap();
     String eachHeap = heap == null ? LocalProcessCluster.DEFAULT_HEAP : heap;
     String warning = MachineLimits.checkProcesses(n, MachineLimits.bytesOf(eachHeap), eachHeap);
@@ -157,7 +179,11 @@ public final class ClusterResize {
     }
     try (SssClient client = SssClient.connect(was)) {
       client.ping();
-      checkTables(client.listTables());
+      List<TableStatus> tables = client.listTables();
+      checkTables(tables);
+      if (moves) {
+        checkMovable(tables, was, client.view());
+      }
     }
 
     Files.createDirectories(dir.resolve(OLD));
@@ -167,7 +193,7 @@ public final class ClusterResize {
       System.err.println("resize interrupted: putting the old cluster back");
       try {
         aborted = true; // the resizing thread takes no further step
-        putBack(was, readJournal(dir));
+        putBack(was, phaseOf(readJournal(dir)));
         System.err.println("the old cluster is back, running");
       } catch (IOException | RuntimeException e) {
         System.err.println("could not put the old cluster back (" + e.getMessage() + "): run bin/sss cluster resize"
@@ -177,23 +203,38 @@ public final class ClusterResize {
     Runtime.getRuntime().addShutdownHook(onInterrupt);
     LocalProcessCluster resized;
     try {
-      Map<String, Staged> staged = stage(old, was);
-      synchronized (this) {
-        checkNotAborted();
-        writeJournal(Phase.SWITCHED);
-        Path oldDir = dir.resolve(OLD);
-        for (int i = 0; i < was.nodeCount(); i++) {
-          Files.move(dir.resolve("node-" + i), oldDir.resolve("node-" + i));
+      Map<String, Staged> staged = stage(old, was, moved);
+      if (moves) {
+        ClusterSpec next = target(was, n, Auth.randomSecret());
+        next.save(dir.resolve(STAGING).resolve(HIDDEN_NEW));
+        synchronized (this) {
+          checkNotAborted();
+          writeJournal(Phase.SWITCHED);
+          // the nodes that stay take the new layout when they start: emptied where their copies moved
+          for (int i = 0; i < Math.min(n, was.nodeCount()); i++) {
+            new RelayoutRequest(was.partitionMap().layout(), next.partitionMap().layout(), moved).write(dataDir(i));
+          }
         }
+        progress.accept("starting " + n + " nodes; moving " + moved.size() + " of " + p + " partitions");
+        resized = LocalProcessCluster.startFrom(dir, dir.resolve(STAGING).resolve(HIDDEN_NEW), heap);
+      } else {
+        synchronized (this) {
+          checkNotAborted();
+          writeJournal(Phase.SWITCHED);
+          Path oldDir = dir.resolve(OLD);
+          for (int i = 0; i < was.nodeCount(); i++) {
+            Files.move(dir.resolve("node-" + i), oldDir.resolve("node-" + i));
+          }
+        }
+        resized = startResized(was, n, p, heap);
       }
-      resized = startResized(was, n, p, heap);
       beforeRestore.accept(resized);
-      restore(resized, staged);
+      restore(resized, staged, moved);
       resized = publish(resized, was);
     } catch (IOException | RuntimeException | Error e) {
       String outcome;
       try {
-        putBack(was, readJournal(dir));
+        putBack(was, phaseOf(readJournal(dir)));
         outcome = "resize undone, the old cluster runs again as it was";
       } catch (IOException | RuntimeException undo) {
         outcome = "resize NOT undone (" + undo.getMessage().lines().findFirst().orElse("") + "): run bin/sss cluster"
@@ -205,7 +246,8 @@ public final class ClusterResize {
     }
     removeHook(onInterrupt);
     finish();
-    progress.accept("resized: " + n + " nodes, " + p + " partitions");
+    progress.accept("resized: " + n + " nodes, " + p + " partitions" + (moves ? " (" + moved.size()
+        + " partitions moved)" : ""));
     return resized;
   }
 
@@ -236,6 +278,43 @@ public final class ClusterResize {
     }
   }
 
+  /**
+   * Refuses a move of partitions the cluster is not ready for: a table keeping fewer copies than
+   * the cluster (a job's kept intermediate, on its partitions' leaders alone), or a node not in
+   * sync (its copies would be taken as whole).
+   */
+  private static void checkMovable(List<TableStatus> tables, ClusterSpec was, MembershipView view) {
+    for (TableStatus t : tables) {
+      if (Math.max(1, t.spec().replication()) != was.replication()) {
+        throw new IllegalStateException("table '" + t.name() + "' keeps " + t.spec().replication() + " copy(ies),"
+            + " the cluster " + was.replication() + ": drop it first (a job's kept intermediate); nothing was changed");
+      }
+    }
+    if (view.replicated() && !view.whole()) {
+      throw new IllegalStateException("not every node is in sync (down " + view.down() + ", out " + view.out()
+          + ", catching up " + view.joining() + "): resize once they are; nothing was changed");
+    }
+  }
+
+  /**
+   * The cluster of {@code n} nodes the partitions move to: the old nodes where they were (their
+   * host and rack labels kept), new ones labelled as {@code cluster start} labels them, on ports
+   * of their own; its map is {@link Rebalancing#plan}'s.
+   */
+  private static ClusterSpec target(ClusterSpec was, int n, String secret) throws IOException {
+    ClusterSpec fresh = LocalProcessCluster.newSpec(n, was.partitionMap().partitions(), was.replication(), secret);
+    List<ReplicaPlacement.Location> locations = new ArrayList<>(fresh.locations());
+    for (int i = 0; i < Math.min(n, was.nodeCount()); i++) {
+      locations.set(i, was.locations().get(i));
+    }
+    PartitionMap map = Rebalancing.plan(was.placement(), n, locations);
+    return new ClusterSpec(fresh.nodes(), map, secret, false, null, was.replication(), locations, fresh.raftPorts());
+  }
+
+  private Path dataDir(int node) {
+    return dir.resolve("node-" + node).resolve("data");
+  }
+
   /** A table read into the staging directory: its spec, its file and its exact count. */
   private record Staged(TableSpec spec, Path file, long pairs) {}
 
@@ -243,7 +322,7 @@ public final class ClusterResize {
    * Stops the cluster, starts it again where no client can reach it (new ports and secret, the
    * same layout), reads every table into the staging directory and stops it.
    */
-  private Map<String, Staged> stage(LocalProcessCluster old, ClusterSpec was) throws IOException {
+  private Map<String, Staged> stage(LocalProcessCluster old, ClusterSpec was, List<Integer> moved) throws IOException {
     progress.accept("stopping the cluster of " + was.nodeCount() + " nodes");
     stopOrFail(old);
     ClusterSpec fresh = LocalProcessCluster.newSpec(was.nodeCount(), was.partitionMap().partitions(),
@@ -253,7 +332,8 @@ public final class ClusterResize {
     Files.createDirectories(dir.resolve(STAGING));
     // a file of its own, not DIR/cluster.properties: a client reading that one must not reach it
     hidden.save(dir.resolve(STAGING).resolve(HIDDEN_OLD));
-    progress.accept("reading every table, with the cluster on ports no client knows");
+    progress.accept(moved == null ? "reading every table, with the cluster on ports no client knows"
+        : "reading the " + moved.size() + " partitions that move, with the cluster on ports no client knows");
     LocalProcessCluster quiet = LocalProcessCluster.startFrom(dir, dir.resolve(STAGING).resolve(HIDDEN_OLD), null);
     Path staging = Files.createDirectories(dir.resolve(STAGING));
     Map<String, Staged> out = new LinkedHashMap<>();
@@ -263,10 +343,16 @@ public final class ClusterResize {
       int i = 0;
       for (TableStatus t : tables) {
         Path file = staging.resolve("table-" + (i++) + ".pairs");
+        if (moved != null && moved.isEmpty()) {
+          out.put(t.name(), new Staged(t.spec(), file, 0)); // nothing moves
+          Files.createFile(file);
+          continue;
+        }
         long pairs = 0;
         boolean multi = t.spec().multiValued();
+        ScanOptions which = moved == null ? ScanOptions.anyOrder() : ScanOptions.anyOrder().inPartitions(moved);
         try (DataOutputStream w = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(file), 1 << 16));
-             TableScan scan = client.scan(t.name(), ScanOptions.anyOrder())) {
+             TableScan scan = client.scan(t.name(), which)) {
           while (scan.hasNext()) {
             Pair pair = scan.next();
             write(w, StoredKeys.withoutUniquifier(pair.key(), multi));
@@ -274,7 +360,7 @@ public final class ClusterResize {
             pairs++;
           }
         }
-        long counted = client.count(t.name());
+        long counted = moved == null ? client.count(t.name()) : client.count(t.name(), moved);
         if (counted != pairs) {
           throw new IllegalStateException("table '" + t.name() + "': " + pairs + " pairs read, " + counted
               + " counted");
@@ -282,6 +368,7 @@ public final class ClusterResize {
         out.put(t.name(), new Staged(t.spec(), file, pairs));
         progress.accept("read " + t.name() + ": " + pairs + " pairs");
       }
+      writeManifest(out);
     } finally {
       stopOrFail(quiet);
     }
@@ -323,12 +410,24 @@ public final class ClusterResize {
     return LocalProcessCluster.start(dir, 0, 0, 0, null, true);
   }
 
-  private void restore(LocalProcessCluster resized, Map<String, Staged> staged) throws IOException {
+  /**
+   * Writes the staged pairs into the cluster: every table whole into a new cluster, or, when
+   * partitions move ({@code moved} not null), the moved partitions into tables that every node
+   * that stayed still holds (new nodes get them first).
+   */
+  private void restore(LocalProcessCluster resized, Map<String, Staged> staged, List<Integer> moved)
+      throws IOException {
     try (SssClient client = SssClient.connect(resized.spec())) {
       for (Map.Entry<String, Staged> e : staged.entrySet()) {
         String table = e.getKey();
         Staged s = e.getValue();
-        client.createTable(table, s.spec().replication(0), false);
+        try {
+          client.createTable(table, s.spec().replication(0), false); // with moves: made on the nodes without it
+        } catch (SssException exists) {
+          if (moved == null || exists.code() != ErrorCode.TABLE_EXISTS) {
+            throw exists;
+          }
+        }
         try (DataInputStream r = new DataInputStream(new BufferedInputStream(Files.newInputStream(s.file()), 1 << 16));
              BulkWriter w = client.writer(table, s.spec().types())) {
           while (true) {
@@ -341,10 +440,10 @@ public final class ClusterResize {
             w.put(key, read(r));
           }
         }
-        long counted = client.count(table);
+        long counted = moved == null ? client.count(table) : moved.isEmpty() ? 0 : client.count(table, moved);
         if (counted != s.pairs()) {
-          throw new IllegalStateException("table '" + table + "' counts " + counted + " pairs after the resize, "
-              + s.pairs() + " before");
+          throw new IllegalStateException("table '" + table + "' counts " + counted + " pairs"
+              + (moved == null ? "" : " in the partitions moved") + " after the resize, " + s.pairs() + " before");
         }
         progress.accept("wrote " + table + ": " + counted + " pairs");
       }
@@ -371,6 +470,10 @@ public final class ClusterResize {
       }
     }
     Path oldDir = dir.resolve(OLD);
+    if (phase == Phase.SWITCHED && moves) {
+      moveBack(was);
+      return;
+    }
     if (phase != Phase.STAGING) {
       try (Stream<Path> files = Files.list(dir)) {
         for (Path f : files.toList()) {
@@ -395,8 +498,89 @@ public final class ClusterResize {
     Files.deleteIfExists(dir.resolve(JOURNAL)); // last: until the old cluster runs, --undo can try again
   }
 
+  /**
+   * Puts back a cluster whose partitions had begun to move: the nodes of the new shape go, every
+   * old node takes the old layout again (emptying the partitions that moved) and the staged pairs
+   * of those partitions are written back, with the cluster on ports no client knows; then it
+   * starts from its own file.
+   */
+  private void moveBack(ClusterSpec was) throws IOException {
+    ClusterSpec hiddenNew = ClusterSpec.load(dir.resolve(STAGING).resolve(HIDDEN_NEW));
+    ClusterSpec hiddenOld = ClusterSpec.load(dir.resolve(STAGING).resolve(HIDDEN_OLD));
+    List<Integer> moved = Rebalancing.moved(was.placement(), hiddenNew.placement());
+    deleteNodesFrom(was.nodeCount());
+    for (int i = 0; i < was.nodeCount(); i++) {
+      new RelayoutRequest(hiddenNew.partitionMap().layout(), was.partitionMap().layout(), moved).write(dataDir(i));
+    }
+    progress.accept("putting the " + moved.size() + " moved partitions back");
+    LocalProcessCluster quiet = LocalProcessCluster.startFrom(dir, dir.resolve(STAGING).resolve(HIDDEN_OLD), null);
+    try {
+      Map<String, Staged> staged = readManifest(hiddenOld);
+      restore(quiet, staged, moved);
+    } finally {
+      stopOrFail(quiet);
+    }
+    Files.copy(dir.resolve(OLD).resolve("cluster.properties"), dir.resolve("cluster.properties"),
+        StandardCopyOption.REPLACE_EXISTING);
+    LocalProcessCluster.start(dir, 0, 0, 0, null, true);
+    deleteTree(dir.resolve(STAGING));
+    deleteTree(dir.resolve(OLD));
+    Files.deleteIfExists(dir.resolve(JOURNAL));
+  }
+
+  /** Removes the directories of nodes numbered {@code first} and up: nodes no cluster file names any more. */
+  private void deleteNodesFrom(int first) throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path f : files.toList()) {
+        String name = f.getFileName().toString();
+        if (name.matches("node-[0-9]{1,6}") && Integer.parseInt(name.substring(5)) >= first) {
+          deleteTree(f);
+        }
+      }
+    }
+  }
+
+  /** Records which staging file holds which table, and its count: an undo by another process reads it. */
+  private void writeManifest(Map<String, Staged> staged) throws IOException {
+    java.util.Properties p = new java.util.Properties();
+    int i = 0;
+    for (Map.Entry<String, Staged> e : staged.entrySet()) {
+      p.setProperty("table." + i + ".name", e.getKey());
+      p.setProperty("table." + i + ".file", e.getValue().file().getFileName().toString());
+      p.setProperty("table." + i + ".pairs", Long.toString(e.getValue().pairs()));
+      i++;
+    }
+    try (var w = Files.newBufferedWriter(dir.resolve(STAGING).resolve(MANIFEST), StandardCharsets.UTF_8)) {
+      p.store(w, "the tables a resize read");
+    }
+  }
+
+  /** The staged tables, as {@link #writeManifest} recorded them, with the specs the cluster of {@code spec} holds. */
+  private Map<String, Staged> readManifest(ClusterSpec spec) throws IOException {
+    java.util.Properties p = new java.util.Properties();
+    try (var r = Files.newBufferedReader(dir.resolve(STAGING).resolve(MANIFEST), StandardCharsets.UTF_8)) {
+      p.load(r);
+    }
+    Map<String, TableSpec> specs = new java.util.HashMap<>();
+    try (SssClient client = SssClient.connect(spec)) {
+      client.listTables().forEach(t -> specs.put(t.name(), t.spec()));
+    }
+    Map<String, Staged> out = new LinkedHashMap<>();
+    for (int i = 0; p.containsKey("table." + i + ".name"); i++) {
+      String name = p.getProperty("table." + i + ".name");
+      TableSpec tableSpec = specs.get(name);
+      if (tableSpec == null) {
+        throw new IllegalStateException("table '" + name + "' was staged but no node holds it");
+      }
+      out.put(name, new Staged(tableSpec, dir.resolve(STAGING).resolve(p.getProperty("table." + i + ".file")),
+          Long.parseLong(p.getProperty("table." + i + ".pairs"))));
+    }
+    return out;
+  }
+
   /** Removes what the old cluster and the staging left, once the new cluster is complete and on disk. */
   private void finish() throws IOException {
+    deleteNodesFrom(ClusterSpec.load(dir.resolve("cluster.properties")).nodeCount()); // nodes removed for good
     deleteTree(dir.resolve(OLD));
     deleteTree(dir.resolve(STAGING));
     Files.deleteIfExists(dir.resolve(JOURNAL));
@@ -405,23 +589,35 @@ public final class ClusterResize {
   private void writeJournal(Phase phase) throws IOException {
     String text = "# a resize of this cluster is under way; if this file outlives it, run\n"
         + "#   bin/sss cluster resize --dir " + dir + " --undo\n"
-        + "phase=" + phase.name() + "\n";
+        + "phase=" + phase.name() + "\n"
+        + "moves=" + moves + "\n";
     Path tmp = dir.resolve(JOURNAL + ".tmp");
     Files.writeString(tmp, text, StandardCharsets.UTF_8);
     Files.move(tmp, dir.resolve(JOURNAL), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
 
-  private static Phase readJournal(Path dir) throws IOException {
+  private static Journal readJournal(Path dir) throws IOException {
     Path file = dir.resolve(JOURNAL);
     if (!Files.exists(file)) {
       return null;
     }
+    Phase phase = null;
+    boolean moves = false;
     for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
       if (line.startsWith("phase=")) {
-        return Phase.valueOf(line.substring("phase=".length()).trim());
+        phase = Phase.valueOf(line.substring("phase=".length()).trim());
+      } else if (line.startsWith("moves=")) {
+        moves = Boolean.parseBoolean(line.substring("moves=".length()).trim());
       }
     }
-    throw new IllegalStateException(file + " names no phase");
+    if (phase == null) {
+      throw new IllegalStateException(file + " names no phase");
+    }
+    return new Journal(phase, moves);
+  }
+
+  private static Phase phaseOf(Journal journal) {
+    return journal == null ? null : journal.phase();
   }
 
   /** The heap node 0 last started with, for the new nodes; null when none was recorded. */

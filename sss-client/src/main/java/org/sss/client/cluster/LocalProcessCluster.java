@@ -17,6 +17,8 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.sss.client.MembershipView;
+import org.sss.client.SssClient;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.NodeAddress;
 import org.sss.core.cluster.ReplicaPlacement;
@@ -182,6 +184,7 @@ public final class LocalProcessCluster implements SssCluster {
     } finally {
       turns.forEach(LaunchLock::close);
     }
+    cluster.awaitMembership(); // the nodes run: a failure here names the node and leaves them running
     return cluster;
   }
 
@@ -376,6 +379,44 @@ public final class LocalProcessCluster implements SssCluster {
               + logSince(nodeDir(i).resolve("server.log"), mine == null ? -1 : mine.logOffset));
         }
         NodeControl.sleep(100);
+      }
+    }
+  }
+
+  /** How long a node just started may take to have its membership confirmed (a Raft election first). */
+  static final Duration MEMBERSHIP_TIMEOUT = Duration.ofSeconds(60);
+
+  /**
+   * With copies, waits until every node has had its membership view confirmed by a majority of
+   * the voters: until then it refuses reads and writes of replicated tables, and a command run
+   * right after the start would be refused.
+   */
+  private void awaitMembership() throws IOException {
+    if (spec.replication() < 2) {
+      return;
+    }
+    Instant deadline = Instant.now().plus(MEMBERSHIP_TIMEOUT);
+    try (SssClient client = SssClient.connect(spec)) {
+      for (int i = 0; i < spec.nodeCount(); i++) {
+        while (true) {
+          String why;
+          try {
+            MembershipView v = client.view(i);
+            if (v.confirmedMillisAgo() < 2_000) {
+              break;
+            }
+            why = "its view was last confirmed " + (v.confirmedMillisAgo() == Long.MAX_VALUE ? "never"
+                : v.confirmedMillisAgo() + " ms ago") + ", leader " + v.leader();
+          } catch (RuntimeException e) {
+            why = e.getMessage();
+          }
+          if (Instant.now().isAfter(deadline)) {
+            throw new IOException("node " + i + " answers but its membership was not confirmed by a majority of the"
+                + " voters within " + MEMBERSHIP_TIMEOUT.toSeconds() + " s (" + why + "); see " + nodeDir(i)
+                .resolve("server.log"));
+          }
+          NodeControl.sleep(100);
+        }
       }
     }
   }

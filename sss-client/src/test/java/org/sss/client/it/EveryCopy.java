@@ -28,11 +28,11 @@ import org.sss.core.transport.PairBlock;
  * the leader) and checks it against a model: copies that differ would give answers that depend
  * on which copy a reader reaches.
  */
-final class EveryCopy {
+public final class EveryCopy {
   private EveryCopy() {}
 
   /** {@code model}: the table's pairs by long key; {@code decode} reads a stored value. */
-  static <V> void assertEveryCopy(SssClient client, ClusterSpec spec, String table, Map<Long, V> model,
+  public static <V> void assertEveryCopy(SssClient client, ClusterSpec spec, String table, Map<Long, V> model,
                                   Function<byte[], V> decode) {
     for (int p = 0; p < spec.partitionMap().partitions(); p++) {
       Map<Long, V> expected = new TreeMap<>();

@@ -182,7 +182,9 @@ public final class Membership implements AutoCloseable {
       RaftProperties p = properties();
       GrpcConfigKeys.Server.setHost(p, listenHost);
       GrpcConfigKeys.Server.setPort(p, spec.raftAddress(self).port());
-      RaftServerConfigKeys.setStorageDir(p, List.of(storage.toFile()));
+      // a root per group: Ratis starts every group it finds under its root, and a resize runs the
+      // nodes once under a group of its own (another secret), whose log must not start beside this one
+      RaftServerConfigKeys.setStorageDir(p, List.of(storage.resolve(group.getGroupId().getUuid().toString()).toFile()));
       // elections: long enough that a busy two-core machine does not call spurious ones
       RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(1000, TimeUnit.MILLISECONDS));
       RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2000, TimeUnit.MILLISECONDS));
