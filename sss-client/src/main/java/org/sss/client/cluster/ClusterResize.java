@@ -13,9 +13,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.sss.client.BulkWriter;
@@ -76,7 +78,12 @@ public final class ClusterResize {
   /** In the staging directory: which file holds which table, for an undo by another process. */
   static final String MANIFEST = "tables.properties";
 
-  private enum Phase { STAGING, SWITCHED, DONE }
+  /**
+   * STAGING: nothing changed yet. SWITCHED: the new shape may run. DONE: the new cluster is
+   * complete and named by the cluster file. PUT_BACK: a rebalance was undone, every moved
+   * partition is back under the old layout; only leftovers remain to remove.
+   */
+  private enum Phase { STAGING, SWITCHED, DONE, PUT_BACK }
 
   /** Where a resize stands, as its journal says: its phase, and whether it moves partitions. */
   private record Journal(Phase phase, boolean moves) {}
@@ -107,13 +114,15 @@ public final class ClusterResize {
    */
   public static LocalProcessCluster resize(Path dir, int nodes, int partitions, Consumer<String> progress)
       throws IOException {
-    return new ClusterResize(dir, progress, c -> { }).run(nodes, partitions);
+    return resize(dir, nodes, partitions, progress, c -> { });
   }
 
   /** {@link #resize} with a step run before the tables are written back. */
   static LocalProcessCluster resize(Path dir, int nodes, int partitions, Consumer<String> progress,
                                     Consumer<LocalProcessCluster> beforeRestore) throws IOException {
-    return new ClusterResize(dir, progress, beforeRestore).run(nodes, partitions);
+    try (ResizeLock held = ResizeLock.take(dir)) {
+      return new ClusterResize(dir, progress, beforeRestore).run(nodes, partitions);
+    }
   }
 
   /**
@@ -121,6 +130,12 @@ public final class ClusterResize {
    * or, when the new cluster was complete, removes what the old one left. Returns what it did.
    */
   public static String undo(Path dir, Consumer<String> progress) throws IOException {
+    try (ResizeLock held = ResizeLock.take(dir)) {
+      return undoHeld(dir, progress);
+    }
+  }
+
+  private static String undoHeld(Path dir, Consumer<String> progress) throws IOException {
     Journal journal = readJournal(dir);
     if (journal == null) {
       throw new IllegalArgumentException(dir + " has no unfinished resize (no " + JOURNAL + ")");
@@ -131,6 +146,10 @@ public final class ClusterResize {
     if (phase == Phase.DONE) {
       r.finish();
       return "the resize had finished: its leftovers are removed; the new cluster stays";
+    }
+    if (phase == Phase.PUT_BACK) {
+      r.leftoversOfPutBack();
+      return "the old cluster is back, running";
     }
     ClusterSpec old = ClusterSpec.load(dir.resolve(OLD).resolve("cluster.properties"));
     r.putBack(old, phase);
@@ -181,8 +200,9 @@ public final class ClusterResize {
       client.ping();
       List<TableStatus> tables = client.listTables();
       checkTables(tables);
+      checkInSync(client.view());
       if (moves) {
-        checkMovable(tables, was, client.view());
+        checkMovable(tables, was);
       }
     }
 
@@ -234,8 +254,11 @@ public final class ClusterResize {
     } catch (IOException | RuntimeException | Error e) {
       String outcome;
       try {
-        putBack(was, phaseOf(readJournal(dir)));
-        outcome = "resize undone, the old cluster runs again as it was";
+        Phase reached = phaseOf(readJournal(dir));
+        putBack(was, reached);
+        outcome = reached == Phase.DONE
+            ? "resized, but the new cluster did not start in time: run bin/sss cluster start --dir " + dir
+            : "resize undone, the old cluster runs again as it was";
       } catch (IOException | RuntimeException undo) {
         outcome = "resize NOT undone (" + undo.getMessage().lines().findFirst().orElse("") + "): run bin/sss cluster"
             + " resize --dir " + dir + " --undo";
@@ -280,16 +303,24 @@ public final class ClusterResize {
 
   /**
    * Refuses a move of partitions the cluster is not ready for: a table keeping fewer copies than
-   * the cluster (a job's kept intermediate, on its partitions' leaders alone), or a node not in
-   * sync (its copies would be taken as whole).
+   * the cluster (a job's kept intermediate, on its partitions' leaders alone, which a change of
+   * leader alone would lose).
    */
-  private static void checkMovable(List<TableStatus> tables, ClusterSpec was, MembershipView view) {
+  private static void checkMovable(List<TableStatus> tables, ClusterSpec was) {
     for (TableStatus t : tables) {
       if (Math.max(1, t.spec().replication()) != was.replication()) {
         throw new IllegalStateException("table '" + t.name() + "' keeps " + t.spec().replication() + " copy(ies),"
             + " the cluster " + was.replication() + ": drop it first (a job's kept intermediate); nothing was changed");
       }
     }
+  }
+
+  /**
+   * Refuses a cluster whose nodes are not all in sync: the resize reads one copy of each
+   * partition, and the nodes it starts decide their membership afresh (every node in sync), so a
+   * node out or catching up would be taken as whole.
+   */
+  private static void checkInSync(MembershipView view) {
     if (view.replicated() && !view.whole()) {
       throw new IllegalStateException("not every node is in sync (down " + view.down() + ", out " + view.out()
           + ", catching up " + view.joining() + "): resize once they are; nothing was changed");
@@ -309,6 +340,32 @@ public final class ClusterResize {
     }
     PartitionMap map = Rebalancing.plan(was.placement(), n, locations);
     return new ClusterSpec(fresh.nodes(), map, secret, false, null, was.replication(), locations, fresh.raftPorts());
+  }
+
+  /** Each node's membership (Raft) storage roots, one per group the node ran in. */
+  private Set<Path> membershipGroups(int nodes) throws IOException {
+    Set<Path> out = new HashSet<>();
+    for (int i = 0; i < nodes; i++) {
+      Path root = dataDir(i).resolve("membership");
+      if (Files.isDirectory(root)) {
+        try (Stream<Path> groups = Files.list(root)) {
+          groups.forEach(out::add);
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Removes the membership storage of the private run, made since {@code before}: a group of its
+   * own (another secret), of no use once it stopped.
+   */
+  private void removeGroupsSince(Set<Path> before) throws IOException {
+    for (Path group : membershipGroups(ClusterSpec.load(dir.resolve(STAGING).resolve(HIDDEN_OLD)).nodeCount())) {
+      if (!before.contains(group)) {
+        deleteTree(group);
+      }
+    }
   }
 
   private Path dataDir(int node) {
@@ -334,12 +391,16 @@ public final class ClusterResize {
     hidden.save(dir.resolve(STAGING).resolve(HIDDEN_OLD));
     progress.accept(moved == null ? "reading every table, with the cluster on ports no client knows"
         : "reading the " + moved.size() + " partitions that move, with the cluster on ports no client knows");
+    Set<Path> membershipBefore = membershipGroups(was.nodeCount());
     LocalProcessCluster quiet = LocalProcessCluster.startFrom(dir, dir.resolve(STAGING).resolve(HIDDEN_OLD), null);
     Path staging = Files.createDirectories(dir.resolve(STAGING));
     Map<String, Staged> out = new LinkedHashMap<>();
     try (SssClient client = SssClient.connect(hidden)) {
       List<TableStatus> tables = client.listTables();
       checkTables(tables);
+      if (moved != null) {
+        checkMovable(tables, was); // again: a job may have kept an intermediate since the first check
+      }
       int i = 0;
       for (TableStatus t : tables) {
         Path file = staging.resolve("table-" + (i++) + ".pairs");
@@ -371,6 +432,7 @@ public final class ClusterResize {
       writeManifest(out);
     } finally {
       stopOrFail(quiet);
+      removeGroupsSince(membershipBefore);
     }
     return out;
   }
@@ -404,8 +466,10 @@ public final class ClusterResize {
         h.locations(), h.raftPorts());
     synchronized (this) {
       checkNotAborted();
-      writeJournal(Phase.DONE); // from here on, --undo keeps the new cluster
+      // the file first: a put-back copies the old one back, and once DONE says the new cluster
+      // stays, the file must already name it (finish() removes the nodes it does not name)
       open.save(dir.resolve("cluster.properties"));
+      writeJournal(Phase.DONE); // from here on, --undo keeps the new cluster
     }
     return LocalProcessCluster.start(dir, 0, 0, 0, null, true);
   }
@@ -460,6 +524,10 @@ public final class ClusterResize {
     }
     if (phase == Phase.DONE) {
       finish(); // the new cluster was complete and open to clients: it stays
+      return;
+    }
+    if (phase == Phase.PUT_BACK) {
+      leftoversOfPutBack();
       return;
     }
     // whatever runs here, from whichever file it was started: the staging cluster, the new one
@@ -522,10 +590,18 @@ public final class ClusterResize {
     }
     Files.copy(dir.resolve(OLD).resolve("cluster.properties"), dir.resolve("cluster.properties"),
         StandardCopyOption.REPLACE_EXISTING);
-    LocalProcessCluster.start(dir, 0, 0, 0, null, true);
+    writeJournal(Phase.PUT_BACK); // the staged pairs are no longer needed: an undo from here only cleans up
+    leftoversOfPutBack();
+  }
+
+  /** After a rebalance was put back: removes the staging and the journal, then starts the old cluster. */
+  private void leftoversOfPutBack() throws IOException {
+    Files.copy(dir.resolve(OLD).resolve("cluster.properties"), dir.resolve("cluster.properties"),
+        StandardCopyOption.REPLACE_EXISTING);
     deleteTree(dir.resolve(STAGING));
+    Files.deleteIfExists(dir.resolve(JOURNAL)); // before the old file goes: an undo could no longer find it
+    LocalProcessCluster.start(dir, 0, 0, 0, null, true);
     deleteTree(dir.resolve(OLD));
-    Files.deleteIfExists(dir.resolve(JOURNAL));
   }
 
   /** Removes the directories of nodes numbered {@code first} and up: nodes no cluster file names any more. */

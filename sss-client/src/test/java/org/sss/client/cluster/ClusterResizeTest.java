@@ -112,7 +112,7 @@ class ClusterResizeTest {
         assertEquals(Map.of("text", TEXT, "multi", MULTI, "nowal", NO_WAL, "empty", TEXT), options);
       }
       try (var files = Files.list(dir)) {
-        assertEquals(List.of("cluster.properties", "node-0", "node-1", "node-2"),
+        assertEquals(List.of("cluster.properties", "node-0", "node-1", "node-2", "resize.lock"),
             files.map(f -> f.getFileName().toString()).sorted().toList(), "staging and the old nodes removed");
       }
       // every table is on disk before the old copy went: a crash of every node loses nothing,
@@ -159,7 +159,7 @@ class ClusterResizeTest {
         assertSameTables(model, read(client), "the old cluster serves every table as before");
       }
       try (var files = Files.list(dir)) {
-        assertEquals(List.of("cluster.properties", "node-0", "node-1", "node-2"),
+        assertEquals(List.of("cluster.properties", "node-0", "node-1", "node-2", "resize.lock"),
             files.map(f -> f.getFileName().toString()).sorted().toList());
       }
 

@@ -82,7 +82,7 @@ class RebalanceTest {
           "only node 3's partitions moved");
       assertTables(back, "after node 3 was removed");
       try (var files = Files.list(dir)) {
-        assertEquals(List.of("cluster.properties", "node-0", "node-1", "node-2"),
+        assertEquals(List.of("cluster.properties", "node-0", "node-1", "node-2", "resize.lock"),
             files.map(f -> f.getFileName().toString()).sorted().toList(), "node 3's directory and the staging removed");
       }
     } finally {
@@ -108,10 +108,15 @@ class RebalanceTest {
       assertEquals(was, cluster.spec(), "the old cluster file is back");
       assertTables(was, "after the failed rebalance");
       try (var files = Files.list(dir)) {
-        assertEquals(List.of("cluster.properties", "node-0", "node-1", "node-2"),
+        assertEquals(List.of("cluster.properties", "node-0", "node-1", "node-2", "resize.lock"),
             files.map(f -> f.getFileName().toString()).sorted().toList());
       }
       assertFalse(Files.exists(dir.resolve(ClusterResize.JOURNAL)));
+      // an --undo from another process while a resize holds the cluster is refused, changing nothing
+      try (ResizeLock held = ResizeLock.take(dir)) {
+        IllegalStateException busy = assertThrows(IllegalStateException.class, () -> ClusterResize.undo(dir, l -> { }));
+        assertTrue(busy.getMessage().contains("another resize"), busy.getMessage());
+      }
     } finally {
       LocalProcessCluster.attach(dir).stopAll();
     }

@@ -238,34 +238,31 @@ public final class Rebalancing {
       return best;
     }
 
-    /** Hands leadership between a partition's copies until no node leads two more than another. */
+    /**
+     * Hands leadership between a partition's copies until no node leads two more than another.
+     * A hand-over may take a chain: node a gives a partition to b, which gives one of its own to
+     * c, so that a leads one fewer and c one more (a breadth-first search over "leads a partition
+     * of which the other holds a copy", as in a bipartite matching's augmenting path).
+     */
     void spreadLeaders() {
       int[] leads = new int[nodes];
       copies.forEach(c -> leads[c.get(0)]++);
       for (int guard = copies.size() * nodes; guard > 0; guard--) {
         boolean changed = false;
         for (int from : order(leads, false)) {
-          for (int p = 0; p < copies.size() && !changed; p++) {
-            List<Integer> c = copies.get(p);
-            if (c.get(0) != from) {
-              continue;
-            }
-            int best = -1;
-            for (int i = 1; i < c.size(); i++) {
-              if (leads[c.get(i)] < leads[from] - 1 && (best < 0 || leads[c.get(i)] < leads[c.get(best)])) {
-                best = i;
-              }
-            }
-            if (best > 0) {
-              int to = c.get(best);
-              c.set(best, from);
+          List<Integer> path = chainFrom(from, leads);
+          if (path != null) {
+            // path: partitions p1..pk; p1 led by from, each next led by the copy that takes the one before
+            for (int i = path.size() - 1; i >= 0; i--) {
+              List<Integer> c = copies.get(path.get(i) >>> 16);
+              int to = path.get(i) & 0xffff;
+              int was = c.get(0);
+              c.set(c.indexOf(to), was);
               c.set(0, to);
-              leads[from]--;
-              leads[to]++;
-              changed = true;
             }
-          }
-          if (changed) {
+            leads[from]--;
+            leads[path.get(path.size() - 1) & 0xffff]++;
+            changed = true;
             break;
           }
         }
@@ -279,6 +276,45 @@ public final class Rebalancing {
               + " partitions (cluster resize --partitions)");
         }
       }
+    }
+
+    /**
+     * The shortest chain of hand-overs from {@code from} to a node leading at least two fewer, each
+     * step a partition and the copy that takes its lead ({@code partition << 16 | node}); null when
+     * there is none.
+     */
+    private List<Integer> chainFrom(int from, int[] leads) {
+      int[] viaStep = new int[nodes];
+      java.util.Arrays.fill(viaStep, -1);
+      boolean[] seen = new boolean[nodes];
+      seen[from] = true;
+      java.util.ArrayDeque<Integer> queue = new java.util.ArrayDeque<>(List.of(from));
+      while (!queue.isEmpty()) {
+        int u = queue.poll();
+        for (int p = 0; p < copies.size(); p++) {
+          List<Integer> c = copies.get(p);
+          if (c.get(0) != u) {
+            continue;
+          }
+          for (int i = 1; i < c.size(); i++) {
+            int v = c.get(i);
+            if (seen[v]) {
+              continue;
+            }
+            seen[v] = true;
+            viaStep[v] = p << 16 | v;
+            if (leads[v] < leads[from] - 1) {
+              List<Integer> path = new ArrayList<>();
+              for (int w = v; w != from; w = copies.get(viaStep[w] >>> 16).get(0)) {
+                path.add(0, viaStep[w]);
+              }
+              return path;
+            }
+            queue.add(v);
+          }
+        }
+      }
+      return null;
     }
 
     private List<Integer> byLoad(boolean ascending) {

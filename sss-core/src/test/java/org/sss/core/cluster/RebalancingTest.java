@@ -98,6 +98,34 @@ class RebalancingTest {
   }
 
   @Test
+  void everySmallShape_growsAndShrinksEvenly() {
+    // among them 4 partitions, 2 copies, 3 nodes to 4: the new node leads only through a chain of hand-overs
+    for (int partitions : new int[] {4, 5, 8, 13, 24}) {
+      for (int nodes = 1; nodes <= 5; nodes++) {
+        for (int copies = 1; copies <= Math.min(3, nodes); copies++) {
+          if (partitions < nodes) {
+            continue;
+          }
+          ReplicaPlacement was = roundRobin(partitions, nodes, copies);
+          for (int to : new int[] {nodes - 1, nodes + 1, nodes + 2}) {
+            if (to < copies || to < 1 || to > partitions) {
+              continue;
+            }
+            String shape = partitions + " partitions, " + copies + " copies, " + nodes + " -> " + to + " nodes";
+            PartitionMap map = Rebalancing.plan(was, to, hosts(to));
+            ReplicaPlacement now = ReplicaPlacement.place(map, hosts(to), copies);
+            try {
+              assertEven(now, to);
+            } catch (AssertionError e) {
+              throw new AssertionError(shape + ": " + e.getMessage(), e);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  @Test
   void racksAndHosts_areRespected() {
     // nodes 0..3 on racks a,a,b,b; nodes 4 and 5 join on racks a and b; node 5 shares node 2's machine
     List<ReplicaPlacement.Location> four = List.of(loc("m0", "a"), loc("m1", "a"), loc("m2", "b"), loc("m3", "b"));

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -184,7 +185,7 @@ public final class Membership implements AutoCloseable {
       GrpcConfigKeys.Server.setPort(p, spec.raftAddress(self).port());
       // a root per group: Ratis starts every group it finds under its root, and a resize runs the
       // nodes once under a group of its own (another secret), whose log must not start beside this one
-      RaftServerConfigKeys.setStorageDir(p, List.of(storage.resolve(group.getGroupId().getUuid().toString()).toFile()));
+      RaftServerConfigKeys.setStorageDir(p, List.of(storageRoot(storage, group.getGroupId()).toFile()));
       // elections: long enough that a busy two-core machine does not call spurious ones
       RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(1000, TimeUnit.MILLISECONDS));
       RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2000, TimeUnit.MILLISECONDS));
@@ -211,6 +212,25 @@ public final class Membership implements AutoCloseable {
       return t;
     });
     timer.scheduleWithFixedDelay(this::tick, 0, REFRESH_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The group's own storage root under {@code storage}: {@code storage/<group>}, holding Ratis's
+   * {@code <group>} directory. A log an earlier version kept directly at {@code storage/<group>}
+   * is moved into it first (in two renames; a start after a crash between them ends the move).
+   */
+  static Path storageRoot(Path storage, RaftGroupId group) throws IOException {
+    String id = group.getUuid().toString();
+    Path root = storage.resolve(id);
+    Path moving = storage.resolve(id + ".moving");
+    if (Files.isDirectory(root.resolve("current"))) {
+      Files.move(root, moving);
+    }
+    if (Files.isDirectory(moving)) {
+      Files.createDirectories(root);
+      Files.move(moving, root.resolve(id));
+    }
+    return root;
   }
 
   /** Why a store that crashed may lack acknowledged writes to replicated tables; null when it cannot. */

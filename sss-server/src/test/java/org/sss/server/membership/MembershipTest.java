@@ -41,6 +41,31 @@ class MembershipTest {
   @TempDir
   Path dir;
 
+  /**
+   * A Raft log an earlier version kept directly at {@code membership/<group>} moves under the
+   * group's own root, where Ratis finds it (and finds no other group's log beside it); a move cut
+   * between its two renames ends at the next start.
+   */
+  @Test
+  void storageRoot_movesALogKeptByAnEarlierVersion(@TempDir Path storage) throws Exception {
+    org.apache.ratis.protocol.RaftGroupId group = org.apache.ratis.protocol.RaftGroupId.randomId();
+    String id = group.getUuid().toString();
+    java.nio.file.Files.createDirectories(storage.resolve(id).resolve("current"));
+    java.nio.file.Files.writeString(storage.resolve(id).resolve("current").resolve("log_0-9"), "entries");
+    Path root = Membership.storageRoot(storage, group);
+    assertEquals(storage.resolve(id), root);
+    assertEquals("entries", java.nio.file.Files.readString(root.resolve(id).resolve("current").resolve("log_0-9")));
+    assertEquals(root, Membership.storageRoot(storage, group), "a second start finds it where it is");
+    assertTrue(java.nio.file.Files.exists(root.resolve(id).resolve("current").resolve("log_0-9")));
+
+    org.apache.ratis.protocol.RaftGroupId other = org.apache.ratis.protocol.RaftGroupId.randomId();
+    String otherId = other.getUuid().toString();
+    java.nio.file.Files.createDirectories(storage.resolve(otherId + ".moving").resolve("current"));
+    Path otherRoot = Membership.storageRoot(storage, other); // the first rename was done, the second not
+    assertTrue(java.nio.file.Files.isDirectory(otherRoot.resolve(otherId).resolve("current")));
+    assertTrue(java.nio.file.Files.notExists(storage.resolve(otherId + ".moving")));
+  }
+
   @Test
   void nodesAgree_aNodeGoneIsDecidedDown_andStrangersDecideNothing() throws Exception {
     List<NodeListener> sockets = EmbeddedServers.bindAll(3, "127.0.0.1");
