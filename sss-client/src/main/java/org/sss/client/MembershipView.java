@@ -20,11 +20,20 @@ import java.util.List;
  * @param voters             the nodes voting on decisions; the others read the decisions
  * @param confirmedMillisAgo milliseconds since the answering node last had its view confirmed by a
  *                           majority of the voters; {@link Long#MAX_VALUE} when never
+ * @param serving            whether the answering node serves replicated tables now: its view
+ *                           confirmed, its store the one the members recorded, up and in sync
  */
 public record MembershipView(boolean replicated, long epoch, List<Integer> down, List<Integer> out,
-                             List<Integer> joining, int leader, List<Integer> voters, long confirmedMillisAgo) {
+                             List<Integer> joining, int leader, List<Integer> voters, long confirmedMillisAgo,
+                             boolean serving) {
   /** {@link #leader} when no leader is known. */
   public static final int NO_LEADER = -1;
+
+  /** A view whose answering node serves. */
+  public MembershipView(boolean replicated, long epoch, List<Integer> down, List<Integer> out, List<Integer> joining,
+                        int leader, List<Integer> voters, long confirmedMillisAgo) {
+    this(replicated, epoch, down, out, joining, leader, voters, confirmedMillisAgo, true);
+  }
 
   public MembershipView {
     down = List.copyOf(down);

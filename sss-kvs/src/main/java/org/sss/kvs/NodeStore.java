@@ -794,6 +794,32 @@ public final class NodeStore implements AutoCloseable {
     return flushed;
   }
 
+  private static final byte[] STORE_ID_KEY = "store-id".getBytes(StandardCharsets.UTF_8);
+
+  /**
+   * This store's id: a random one made with the store (or the first time a store made before
+   * ids were kept is opened), kept in its catalog. A node that comes back on another store (its
+   * data directory lost or replaced) answers with another id, which the cluster's members tell
+   * from the one they recorded: that node holds none of the writes it took.
+   */
+  public String storeId() {
+    synchronized (ddlLock) {
+      try {
+        byte[] id = db.get(catalog, STORE_ID_KEY);
+        if (id == null) {
+          id = java.util.UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8);
+          try (WriteOptions sync = new WriteOptions().setSync(true)) {
+            db.put(catalog, sync, STORE_ID_KEY, id);
+          }
+        }
+        return new String(id, StandardCharsets.UTF_8);
+      } catch (RocksDBException e) {
+        throw new StoreException(ErrorCode.STORAGE_ERROR, "reading the store id of " + dir + " failed: "
+            + e.getMessage(), e);
+      }
+    }
+  }
+
   /**
    * False when this store last stopped without flushing its tables (a crash, {@code kill -9}):
    * its tables without a WAL may then have lost acknowledged writes.

@@ -63,7 +63,7 @@ public final class EmbeddedServers implements EmbeddedNodes {
     for (SssServer s : servers) {
       while (true) {
         ViewAnswer a = s.membershipView();
-        if (!a.getReplicated() || a.getLeader() >= 0 && a.getConfirmedMillisAgo() < 1_000) {
+        if (!a.getReplicated() || a.getLeader() >= 0 && a.getConfirmedMillisAgo() < 1_000 && a.getServing()) {
           break;
         }
         if (System.nanoTime() > deadline) {

@@ -388,8 +388,8 @@ public final class LocalProcessCluster implements SssCluster {
 
   /**
    * With copies, waits until every node has had its membership view confirmed by a majority of
-   * the voters: until then it refuses reads and writes of replicated tables, and a command run
-   * right after the start would be refused.
+   * the voters and serves (or catches up): until then it refuses reads and writes of replicated
+   * tables, and a command run right after the start would be refused.
    */
   private void awaitMembership() throws IOException {
     if (spec.replication() < 2) {
@@ -402,11 +402,12 @@ public final class LocalProcessCluster implements SssCluster {
           String why;
           try {
             MembershipView v = client.view(i);
-            if (v.confirmedMillisAgo() < 2_000) {
+            // serving, or catching up (which may take long, and is the node's own business)
+            if (v.confirmedMillisAgo() < 2_000 && (v.serving() || v.out().contains(i) || v.joining().contains(i))) {
               break;
             }
             why = "its view was last confirmed " + (v.confirmedMillisAgo() == Long.MAX_VALUE ? "never"
-                : v.confirmedMillisAgo() + " ms ago") + ", leader " + v.leader();
+                : v.confirmedMillisAgo() + " ms ago") + ", leader " + v.leader() + (v.serving() ? "" : ", not serving");
           } catch (RuntimeException e) {
             why = e.getMessage();
           }

@@ -81,6 +81,6 @@ public final class WireTypes {
   public static MembershipView fromProto(ViewAnswer a) {
     ClusterView v = a.getView();
     return new MembershipView(a.getReplicated(), v.getEpoch(), v.getDownList(), v.getOutList(), v.getJoiningList(),
-        a.getLeader(), a.getVotersList(), a.getConfirmedMillisAgo());
+        a.getLeader(), a.getVotersList(), a.getConfirmedMillisAgo(), !a.getReplicated() || a.getServing());
   }
 }

@@ -28,6 +28,8 @@ final class LivenessProbe implements AutoCloseable {
   private final CompletableFuture<Connection>[] links;
   private final boolean[] inFlight;
   private final boolean[] lastOk;
+  /** The store id each node last answered with (see {@code ClusterView.stores}). */
+  private final String[] stores;
   private final long[] lastAnswerNanos;
 
   @SuppressWarnings("unchecked")
@@ -40,6 +42,8 @@ final class LivenessProbe implements AutoCloseable {
     this.inFlight = new boolean[n];
     this.lastOk = new boolean[n];
     this.lastAnswerNanos = new long[n];
+    this.stores = new String[n];
+    Arrays.fill(stores, "");
     forget();
   }
 
@@ -65,12 +69,22 @@ final class LivenessProbe implements AutoCloseable {
               boolean serving = answer != null
                   && answer.header().getView().getConfirmedMillisAgo() <= Membership.LEASE_MILLIS;
               if (answer != null) {
+                store(n, answer.header().getView().getStore());
                 answer.release();
               }
               answered(n, failure == null && serving);
             });
       }
     }
+  }
+
+  private synchronized void store(int node, String id) {
+    stores[node] = id;
+  }
+
+  /** The store id the node last answered with; empty before it answered. */
+  synchronized String store(int node) {
+    return stores[node];
   }
 
   private synchronized void answered(int node, boolean ok) {

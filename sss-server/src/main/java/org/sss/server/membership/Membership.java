@@ -48,6 +48,7 @@ import org.sss.core.cluster.JobTables;
 import org.sss.core.proto.ClusterView;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.ViewAnswer;
+import org.sss.core.proto.StoreSeen;
 import org.sss.core.proto.ViewChange;
 import org.sss.kvs.NodeStore;
 import org.sss.kvs.StoreException;
@@ -162,6 +163,9 @@ public final class Membership implements AutoCloseable {
    */
   private volatile String mayHaveLostWrites;
 
+  /** This node's store's id ({@code NodeStore.storeId}): it serves only while the view records it. */
+  private final String storeId;
+
   private Membership(ClusterSpec spec, int self, String listenHost, Path storage, NodeStore store)
       throws IOException {
     this.spec = spec;
@@ -206,6 +210,7 @@ public final class Membership implements AutoCloseable {
     this.probe = new LivenessProbe(spec, self);
     this.catchUp = new CatchUp(spec, self, store, this);
     this.mayHaveLostWrites = store == null || store.openedAfterFlushedClose() ? null : lostWritesIn(store);
+    this.storeId = store == null ? "" : store.storeId();
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "sss-node" + self + "-membership");
       t.setDaemon(true);
@@ -445,6 +450,18 @@ public final class Membership implements AutoCloseable {
       boolean joining = v.getJoiningList().contains(node);
       long silent = probe.silentMillis(node);
       ViewChange.Builder change = ViewChange.newBuilder().setExpectEpoch(v.getEpoch());
+      // first of all: a node back on another store than the one recorded must not be decided up
+      String store = node == self ? storeId : probe.answered(node) ? probe.store(node) : "";
+      if (!store.isEmpty() && !store.equals(v.getStoresMap().get(node))) {
+        ClusterView after = propose(change.setStoreSeen(StoreSeen.newBuilder().setNode(node).setStore(store)).build(),
+            v.getStoresMap().containsKey(node) ? "node " + node + " answers from another store than the one recorded"
+                + " (its data directory was lost or replaced): it holds none of its writes and catches up"
+                : "node " + node + "'s store recorded");
+        if (after.getEpoch() != v.getEpoch()) {
+          return; // one decision per round, each on the view it read
+        }
+        continue; // not taken (its partitions have no other copy in sync): it is not decided up either
+      }
       if (!down && !out && !joining && node != self
           && Math.min(silent, TimeUnit.NANOSECONDS.toMillis(now - upSeenNanos[node])) >= DOWN_AFTER_MILLIS) {
         propose(change.setMarkDown(node).build(), "node " + node + " has not answered for " + silent + " ms");
@@ -501,6 +518,11 @@ public final class Membership implements AutoCloseable {
   /** This node's view. */
   ClusterView view() {
     return view;
+  }
+
+  /** Why this node does not serve replicated tables now; null when it does. */
+  public String notServingReason() {
+    return notServing(view);
   }
 
   /** Whether this node is catching up (joining) by its view. */
@@ -636,6 +658,12 @@ public final class Membership implements AutoCloseable {
     if (lease != null) {
       return lease;
     }
+    String recorded = v.getStoresMap().get(self);
+    if (!storeId.equals(recorded)) {
+      return recorded == null ? "node " + self + " waits for the members to record its store"
+          : "node " + self + " runs on another store than the members recorded for it (its data directory was lost"
+          + " or replaced): it serves nothing until it has caught up from the other copies";
+    }
     String lost = mayHaveLostWrites;
     if (lost != null) {
       return lost;
@@ -686,8 +714,9 @@ public final class Membership implements AutoCloseable {
 
   /** This node's view, with who leads and how fresh it is. */
   public ViewAnswer answer() {
-    ViewAnswer.Builder a = ViewAnswer.newBuilder().setReplicated(true).setView(view).addAllVoters(voters)
-        .setLeader(leader());
+    ClusterView v = view;
+    ViewAnswer.Builder a = ViewAnswer.newBuilder().setReplicated(true).setView(v).addAllVoters(voters)
+        .setLeader(leader()).setStore(storeId).setServing(notServing(v) == null);
     long confirmed = confirmedAtNanos;
     a.setConfirmedMillisAgo(confirmed == 0 ? Long.MAX_VALUE
         : TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - confirmed));

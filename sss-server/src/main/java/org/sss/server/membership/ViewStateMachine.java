@@ -21,6 +21,7 @@ import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
 import org.sss.core.cluster.InSyncCopies;
 import org.sss.core.proto.ClusterView;
+import org.sss.core.proto.StoreSeen;
 import org.sss.core.proto.ViewChange;
 
 /**
@@ -108,6 +109,9 @@ final class ViewStateMachine extends BaseStateMachine {
     if (change == null || change.getExpectEpoch() != view.getEpoch()) {
       return view;
     }
+    if (change.hasStoreSeen()) {
+      return storeSeen(view, change.getStoreSeen(), copies);
+    }
     TreeSet<Integer> down = new TreeSet<>(view.getDownList());
     TreeSet<Integer> out = new TreeSet<>(view.getOutList());
     TreeSet<Integer> joining = new TreeSet<>(view.getJoiningList());
@@ -134,7 +138,37 @@ final class ViewStateMachine extends BaseStateMachine {
       return view;
     }
     return ClusterView.newBuilder().setEpoch(view.getEpoch() + 1).addAllDown(down).addAllOut(out)
-        .addAllJoining(joining).build();
+        .addAllJoining(joining).putAllStores(view.getStoresMap()).build();
+  }
+
+  /**
+   * A node answered with its store: the first store seen of a node is recorded (the copies that
+   * count do not change; the epoch moves on, as for every decision); another store than the one recorded (the node's
+   * data directory was lost or replaced) holds none of the writes the node took, so the node
+   * leaves the in-sync copies and its new store is recorded. As for mark_out, never the last
+   * copy in sync of a partition: then nothing changes, and the node does not serve (its store is
+   * not the one recorded) rather than answer from an empty store.
+   */
+  private static ClusterView storeSeen(ClusterView view, StoreSeen seen, InSyncCopies copies) {
+    int node = seen.getNode();
+    String recorded = view.getStoresMap().get(node);
+    if (seen.getStore().isEmpty() || seen.getStore().equals(recorded)) {
+      return view;
+    }
+    if (recorded == null || view.getOutList().contains(node) || view.getJoiningList().contains(node)) {
+      // a first store, or one of a node that catches up anyway (a node joining starts over)
+      return view.toBuilder().setEpoch(view.getEpoch() + 1).putStores(node, seen.getStore()).build();
+    }
+    if (!copies.onlyCopies(view, node).isEmpty()) {
+      return view;
+    }
+    TreeSet<Integer> down = new TreeSet<>(view.getDownList());
+    TreeSet<Integer> out = new TreeSet<>(view.getOutList());
+    down.remove(node);
+    out.add(node);
+    return ClusterView.newBuilder().setEpoch(view.getEpoch() + 1).addAllDown(down).addAllOut(out)
+        .addAllJoining(view.getJoiningList()).putAllStores(view.getStoresMap()).putStores(node, seen.getStore())
+        .build();
   }
 
   @Override

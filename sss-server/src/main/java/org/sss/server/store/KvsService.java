@@ -131,7 +131,7 @@ public final class KvsService {
         return Frame.of(ok.setAck(Ack.newBuilder().setPairs(n)).build());
       }
       case GET -> {
-        StoreTable t = store.require(req.getGet().getTable());
+        StoreTable t = readTable(req.getGet().getTable());
         Runnable held = admitRead(t);
         try {
           byte[] key = checkKey(t, req.getGet().getKey().toByteArray());
@@ -184,7 +184,7 @@ public final class KvsService {
         return Frame.of(ok.setAck(Ack.getDefaultInstance()).build());
       }
       case COUNT -> {
-        StoreTable t = store.require(req.getCount().getTable());
+        StoreTable t = readTable(req.getCount().getTable());
         Runnable held = admitRead(t);
         try {
           long n = 0;
@@ -400,7 +400,21 @@ public final class KvsService {
       return new StoreException(ErrorCode.NOT_SERVING, "node " + m.self() + " is catching up and has not yet made"
           + " table '" + name + "' as the nodes in sync hold it (" + e.getMessage() + ")");
     }
+    String why = m == null || e.code() != ErrorCode.NO_SUCH_TABLE ? null : m.notServingReason();
+    if (why != null) {
+      // a node that does not serve (a store just replaced, out) may lack a table the others hold
+      return new StoreException(ErrorCode.NOT_SERVING, why + " (" + e.getMessage() + ")");
+    }
     return e;
+  }
+
+  /** The table to read, or a refusal as not serving when this node does not serve and lacks it. */
+  private StoreTable readTable(String name) {
+    try {
+      return store.require(name);
+    } catch (StoreException e) {
+      throw e.code() == ErrorCode.NO_SUCH_TABLE ? whileCatchingUp(name, e) : e;
+    }
   }
 
   private static void checkReplication(StoreTable t, int sent) {
@@ -473,7 +487,7 @@ public final class KvsService {
   }
 
   private Frame<Response> multiGet(Request req, ByteBuf body, Response.Builder ok, ByteBufAllocator alloc) {
-    StoreTable t = store.require(req.getMultiGet().getTable());
+    StoreTable t = readTable(req.getMultiGet().getTable());
     Runnable held = admitRead(t);
     try {
       return multiGet(t, body, ok, alloc, req.getMultiGet().getKeyCount());
@@ -516,7 +530,7 @@ public final class KvsService {
   }
 
   private StoreCursor openCursor(ScanOpen scan) {
-    StoreTable t = store.require(scan.getTable());
+    StoreTable t = readTable(scan.getTable());
     if (scan.getMinViewEpoch() > 0 && replicated(t) != null) {
       membership.get().awaitEpoch(scan.getMinViewEpoch()); // before the snapshot: see ScanOpen.min_view_epoch
     }

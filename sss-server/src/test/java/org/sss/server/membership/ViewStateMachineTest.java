@@ -45,6 +45,39 @@ class ViewStateMachineTest {
     return ViewChange.newBuilder().setExpectEpoch(epoch).setMarkJoining(node).build();
   }
 
+  private static ViewChange store(long epoch, int node, String id) {
+    return ViewChange.newBuilder().setExpectEpoch(epoch)
+        .setStoreSeen(org.sss.core.proto.StoreSeen.newBuilder().setNode(node).setStore(id)).build();
+  }
+
+  @Test
+  void aNodeBackOnAnotherStore_leavesTheInSyncCopies_unlessItHoldsTheLastOne() {
+    ClusterView v = ClusterView.getDefaultInstance();
+    for (int n = 0; n < 3; n++) {
+      v = apply(v, store(v.getEpoch(), n, "s" + n));
+    }
+    assertEquals(ClusterView.newBuilder().setEpoch(3).putStores(0, "s0").putStores(1, "s1").putStores(2, "s2").build(), v,
+        "first stores recorded; nothing else changes");
+    assertEquals(v, apply(v, store(3, 1, "s1")), "the same store: nothing to decide");
+    assertEquals(v, apply(v, store(3, 1, "")), "no store named: nothing");
+    ClusterView replaced = apply(v, store(3, 1, "new"));
+    assertEquals(ClusterView.newBuilder().setEpoch(4).addOut(1).putStores(0, "s0").putStores(1, "new")
+        .putStores(2, "s2").build(), replaced, "up on another store: out, its new store recorded");
+    ClusterView twoDown = apply(apply(v, down(3, 1)), store(4, 1, "new"));
+    assertEquals(List.of(1), twoDown.getOutList(), "down and back on another store: out, not up");
+    assertEquals(List.of(), twoDown.getDownList());
+    // node 2 then comes back on another store while node 1 is out: it holds the last copies in sync it shares
+    assertEquals(replaced, apply(replaced, store(4, 2, "other")), "the last copy in sync is never decided out");
+    // a node catching up that comes back on another store: recorded, it stays out and starts over
+    ClusterView joined = apply(replaced, joining(4, 1));
+    ClusterView again = apply(joined, store(5, 1, "newer"));
+    assertEquals("newer", again.getStoresMap().get(1));
+    assertEquals(List.of(1), again.getJoiningList());
+    assertEquals(6, again.getEpoch());
+    // every other decision keeps the stores
+    assertEquals(replaced.getStoresMap(), apply(replaced, down(4, 0)).getStoresMap());
+  }
+
   @Test
   void aNodesLife_downOutJoiningUp_andTheLastInSyncCopyNeverLeaves() {
     ClusterView v = apply(ClusterView.getDefaultInstance(), down(0, 1));
