@@ -201,6 +201,13 @@ public final class ClusterResize {
       List<TableStatus> tables = client.listTables();
       checkTables(tables);
       checkInSync(client.view());
+      for (int i = 0; i < was.nodeCount() && was.replication() > 1; i++) {
+        MembershipView own = client.view(i);
+        if (!own.serving()) {
+          throw new IllegalStateException("node " + i + " does not serve (its store not yet the one the members"
+              + " recorded, or its view unconfirmed): resize once it does; nothing was changed");
+        }
+      }
       if (moves) {
         checkMovable(tables, was);
       }
@@ -368,6 +375,17 @@ public final class ClusterResize {
     }
   }
 
+  /**
+   * Removes the membership (Raft) storage of nodes {@code 0..nodes-1}: after a private run under
+   * a layout the cluster's own group never ran on (a fresh group once the nodes took it), so
+   * nothing of the cluster's own is lost.
+   */
+  private void forgetMembership(int nodes) {
+    for (int i = 0; i < nodes; i++) {
+      deleteTree(dataDir(i).resolve("membership"));
+    }
+  }
+
   private Path dataDir(int node) {
     return dir.resolve("node-" + node).resolve("data");
   }
@@ -461,6 +479,7 @@ public final class ClusterResize {
   private LocalProcessCluster publish(LocalProcessCluster hidden, ClusterSpec was) throws IOException {
     progress.accept("flushing the new cluster and opening it to clients");
     stopOrFail(hidden);
+    forgetMembership(hidden.spec().nodeCount()); // the private run's group; the cluster's own starts afresh
     ClusterSpec h = hidden.spec();
     ClusterSpec open = new ClusterSpec(h.nodes(), h.partitionMap(), was.secret(), false, null, h.replication(),
         h.locations(), h.raftPorts());
@@ -588,6 +607,7 @@ public final class ClusterResize {
     } finally {
       stopOrFail(quiet);
     }
+    forgetMembership(was.nodeCount()); // the quiet run's group; the old layout's own was emptied by the relayout
     Files.copy(dir.resolve(OLD).resolve("cluster.properties"), dir.resolve("cluster.properties"),
         StandardCopyOption.REPLACE_EXISTING);
     writeJournal(Phase.PUT_BACK); // the staged pairs are no longer needed: an undo from here only cleans up
@@ -599,8 +619,8 @@ public final class ClusterResize {
     Files.copy(dir.resolve(OLD).resolve("cluster.properties"), dir.resolve("cluster.properties"),
         StandardCopyOption.REPLACE_EXISTING);
     deleteTree(dir.resolve(STAGING));
+    LocalProcessCluster.start(dir, 0, 0, 0, null, true); // a start that fails leaves the journal: undo again
     Files.deleteIfExists(dir.resolve(JOURNAL)); // before the old file goes: an undo could no longer find it
-    LocalProcessCluster.start(dir, 0, 0, 0, null, true);
     deleteTree(dir.resolve(OLD));
   }
 

@@ -98,9 +98,12 @@ class WireTypesTest {
     ViewAnswer a = ViewAnswer.newBuilder().setReplicated(true).setLeader(2).addVoters(0).addVoters(2)
         .setConfirmedMillisAgo(250).setView(ClusterView.newBuilder().setEpoch(9).addDown(1).addOut(3).addJoining(4))
         .build();
-    assertEquals(new MembershipView(true, 9, List.of(1), List.of(3), List.of(4), 2, List.of(0, 2), 250),
+    assertEquals(new MembershipView(true, 9, List.of(1), List.of(3), List.of(4), 2, List.of(0, 2), 250, false),
         WireTypes.fromProto(a));
+    assertEquals(new MembershipView(true, 9, List.of(1), List.of(3), List.of(4), 2, List.of(0, 2), 250, true),
+        WireTypes.fromProto(a.toBuilder().setServing(true).build()));
     MembershipView single = WireTypes.fromProto(ViewAnswer.getDefaultInstance());
-    assertEquals(new MembershipView(false, 0, List.of(), List.of(), List.of(), 0, List.of(), 0), single);
+    assertEquals(new MembershipView(false, 0, List.of(), List.of(), List.of(), 0, List.of(), 0, true), single,
+        "one copy: no membership, every node serves");
   }
 }

@@ -301,12 +301,15 @@ final class CatchUp implements AutoCloseable {
       Frame<Response> v = source.call(Request.newBuilder().setGetView(GetView.getDefaultInstance()))
           .get(30, TimeUnit.SECONDS);
       long at = v.header().getView().getView().getEpoch();
+      // a node that does not serve (its store not the one recorded: an empty one) has no tables to go by
+      boolean serving = v.header().getView().getServing();
       v.release();
-      if (at >= epoch) {
+      if (at >= epoch && serving) {
         break;
       }
       if (System.nanoTime() > end) {
-        throw new IllegalStateException("a node to copy from stays at membership epoch " + at + " < " + epoch);
+        throw new IllegalStateException("a node to copy from " + (serving ? "stays at membership epoch " + at + " < "
+            + epoch : "does not serve"));
       }
       Thread.sleep(100);
     }

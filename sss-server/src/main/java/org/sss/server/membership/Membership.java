@@ -453,14 +453,18 @@ public final class Membership implements AutoCloseable {
       // first of all: a node back on another store than the one recorded must not be decided up
       String store = node == self ? storeId : probe.answered(node) ? probe.store(node) : "";
       if (!store.isEmpty() && !store.equals(v.getStoresMap().get(node))) {
+        boolean replaced = v.getStoresMap().containsKey(node);
+        if (replaced && down && !out && !joining && !copies.onlyCopies(v, node).isEmpty()) {
+          continue; // cannot leave yet (see ViewStateMachine.storeSeen): it stays down, not decided up
+        }
         ClusterView after = propose(change.setStoreSeen(StoreSeen.newBuilder().setNode(node).setStore(store)).build(),
-            v.getStoresMap().containsKey(node) ? "node " + node + " answers from another store than the one recorded"
-                + " (its data directory was lost or replaced): it holds none of its writes and catches up"
-                : "node " + node + "'s store recorded");
+            replaced ? "node " + node + " answers from another store than the one recorded (its data directory was"
+                + " lost or replaced): it holds none of its writes; out to catch up, or down while its partitions"
+                + " have no other copy in sync" : "node " + node + "'s store recorded");
         if (after.getEpoch() != v.getEpoch()) {
           return; // one decision per round, each on the view it read
         }
-        continue; // not taken (its partitions have no other copy in sync): it is not decided up either
+        continue; // not taken: it is not decided up either
       }
       if (!down && !out && !joining && node != self
           && Math.min(silent, TimeUnit.NANOSECONDS.toMillis(now - upSeenNanos[node])) >= DOWN_AFTER_MILLIS) {

@@ -143,11 +143,13 @@ final class ViewStateMachine extends BaseStateMachine {
 
   /**
    * A node answered with its store: the first store seen of a node is recorded (the copies that
-   * count do not change; the epoch moves on, as for every decision); another store than the one recorded (the node's
-   * data directory was lost or replaced) holds none of the writes the node took, so the node
-   * leaves the in-sync copies and its new store is recorded. As for mark_out, never the last
-   * copy in sync of a partition: then nothing changes, and the node does not serve (its store is
-   * not the one recorded) rather than answer from an empty store.
+   * count do not change; the epoch moves on, as for every decision); another store than the one
+   * recorded (the node's data directory was lost or replaced) holds none of the writes the node
+   * took, so the node leaves the in-sync copies and its new store is recorded. As for mark_out,
+   * never the last copy in sync of a partition: the node is then decided down (or stays down),
+   * serving nothing (its store is not the one recorded) rather than answer from an empty store,
+   * and counting as no copy up (no other copy of its partitions is decided out on its account),
+   * until another copy of its partitions is up again and it can leave.
    */
   private static ClusterView storeSeen(ClusterView view, StoreSeen seen, InSyncCopies copies) {
     int node = seen.getNode();
@@ -160,7 +162,14 @@ final class ViewStateMachine extends BaseStateMachine {
       return view.toBuilder().setEpoch(view.getEpoch() + 1).putStores(node, seen.getStore()).build();
     }
     if (!copies.onlyCopies(view, node).isEmpty()) {
-      return view;
+      // it cannot leave: down, it serves nothing and counts as no copy up (no other copy of its
+      // partitions is decided out on its account), and it is not decided up on this store
+      if (view.getDownList().contains(node)) {
+        return view;
+      }
+      TreeSet<Integer> down = new TreeSet<>(view.getDownList());
+      down.add(node);
+      return view.toBuilder().setEpoch(view.getEpoch() + 1).clearDown().addAllDown(down).build();
     }
     TreeSet<Integer> down = new TreeSet<>(view.getDownList());
     TreeSet<Integer> out = new TreeSet<>(view.getOutList());

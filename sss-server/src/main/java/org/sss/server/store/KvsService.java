@@ -119,7 +119,7 @@ public final class KvsService {
         return Frame.of(ok.setTables(list).build());
       }
       case TABLE_STATS -> {
-        return Frame.of(ok.setTable(store.require(req.getTableStats().getTable()).info()).build());
+        return Frame.of(ok.setTable(readTable(req.getTableStats().getTable()).info()).build());
       }
       case PUT_BATCH -> {
         long n;

@@ -67,7 +67,12 @@ class ViewStateMachineTest {
     assertEquals(List.of(1), twoDown.getOutList(), "down and back on another store: out, not up");
     assertEquals(List.of(), twoDown.getDownList());
     // node 2 then comes back on another store while node 1 is out: it holds the last copies in sync it shares
-    assertEquals(replaced, apply(replaced, store(4, 2, "other")), "the last copy in sync is never decided out");
+    ClusterView stuck = apply(replaced, store(4, 2, "other"));
+    assertEquals(List.of(2), stuck.getDownList(), "the last copy in sync is never decided out: down, not serving");
+    assertEquals(List.of(1), stuck.getOutList());
+    assertEquals("s2", stuck.getStoresMap().get(2), "its new store is not recorded: it does not serve from it");
+    assertEquals(stuck, apply(stuck, store(5, 2, "other")), "asked again: nothing more");
+    assertEquals(stuck, apply(stuck, out(5, 0)), "node 0 cannot leave on node 2's account");
     // a node catching up that comes back on another store: recorded, it stays out and starts over
     ClusterView joined = apply(replaced, joining(4, 1));
     ClusterView again = apply(joined, store(5, 1, "newer"));
