@@ -63,7 +63,10 @@ public final class EmbeddedServers implements EmbeddedNodes {
     for (SssServer s : servers) {
       while (true) {
         ViewAnswer a = s.membershipView();
-        if (!a.getReplicated() || a.getLeader() >= 0 && a.getConfirmedMillisAgo() < 1_000 && a.getServing()) {
+        int id = s.config().nodeId();
+        boolean catchingUp = a.getView().getOutList().contains(id) || a.getView().getJoiningList().contains(id);
+        if (!a.getReplicated() || a.getLeader() >= 0 && a.getConfirmedMillisAgo() < 1_000
+            && (a.getServing() || catchingUp)) {
           break;
         }
         if (System.nanoTime() > deadline) {

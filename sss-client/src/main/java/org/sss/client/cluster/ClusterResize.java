@@ -198,8 +198,6 @@ public final class ClusterResize {
     }
     try (SssClient client = SssClient.connect(was)) {
       client.ping();
-      List<TableStatus> tables = client.listTables();
-      checkTables(tables);
       checkInSync(client.view());
       for (int i = 0; i < was.nodeCount() && was.replication() > 1; i++) {
         MembershipView own = client.view(i);
@@ -208,6 +206,8 @@ public final class ClusterResize {
               + " recorded, or its view unconfirmed): resize once it does; nothing was changed");
         }
       }
+      List<TableStatus> tables = client.listTables(); // every node serves: its list is what it holds
+      checkTables(tables);
       if (moves) {
         checkMovable(tables, was);
       }
@@ -479,12 +479,12 @@ public final class ClusterResize {
   private LocalProcessCluster publish(LocalProcessCluster hidden, ClusterSpec was) throws IOException {
     progress.accept("flushing the new cluster and opening it to clients");
     stopOrFail(hidden);
-    forgetMembership(hidden.spec().nodeCount()); // the private run's group; the cluster's own starts afresh
     ClusterSpec h = hidden.spec();
     ClusterSpec open = new ClusterSpec(h.nodes(), h.partitionMap(), was.secret(), false, null, h.replication(),
         h.locations(), h.raftPorts());
     synchronized (this) {
-      checkNotAborted();
+      checkNotAborted(); // a put-back under way (Ctrl-C) owns the node directories from here on
+      forgetMembership(h.nodeCount()); // the private run's group; the cluster's own starts afresh
       // the file first: a put-back copies the old one back, and once DONE says the new cluster
       // stays, the file must already name it (finish() removes the nodes it does not name)
       open.save(dir.resolve("cluster.properties"));

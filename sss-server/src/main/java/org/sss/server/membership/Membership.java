@@ -327,7 +327,10 @@ public final class Membership implements AutoCloseable {
       if (mayHaveLostWrites != null && confirmedAtNanos != 0) {
         leaveTheInSyncCopies(view);
       }
-      if (view.getOutList().contains(self)) {
+      // out, it catches up, but only on the store the members recorded for it: a node back on a
+      // new store is recorded (out) by the leader's next round; caught up before that, it would be
+      // decided up on a store the view does not name
+      if (view.getOutList().contains(self) && storeId.equals(view.getStoresMap().get(self))) {
         catchUp.startIfIdle();
       }
       boolean leads = server != null && server.getDivision(group.getGroupId()).getInfo().isLeaderReady();
@@ -497,8 +500,18 @@ public final class Membership implements AutoCloseable {
     }
     ClusterView after = ClusterView.parseFrom(reply.getMessage().getContent().toByteArray());
     if (after.getEpoch() > change.getExpectEpoch()) {
-      LOG.warn("membership: {}: decided {} (epoch {})", why, change.getChangeCase().name().substring(5).toLowerCase(
-          Locale.ROOT), after.getEpoch());
+      if (change.hasStoreSeen()) {
+        int node = change.getStoreSeen().getNode();
+        String decided = after.getOutList().contains(node) ? "out" : after.getDownList().contains(node) ? "down" : null;
+        if (decided == null) {
+          LOG.info("membership: {} (epoch {})", why, after.getEpoch()); // a first store, as every node's at the start
+        } else {
+          LOG.warn("membership: {}: decided {} (epoch {})", why, decided, after.getEpoch());
+        }
+      } else {
+        LOG.warn("membership: {}: decided {} (epoch {})", why, change.getChangeCase().name().substring(5)
+            .toLowerCase(Locale.ROOT), after.getEpoch());
+      }
     }
     note(after);
     return after;
