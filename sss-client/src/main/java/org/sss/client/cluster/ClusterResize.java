@@ -152,7 +152,7 @@ public final class ClusterResize {
       return "the old cluster is back, running";
     }
     ClusterSpec old = ClusterSpec.load(dir.resolve(OLD).resolve("cluster.properties"));
-    r.putBack(old, phase);
+    r.putBack(old);
     return "the old cluster is back, running";
   }
 
@@ -220,7 +220,7 @@ public final class ClusterResize {
       System.err.println("resize interrupted: putting the old cluster back");
       try {
         aborted = true; // the resizing thread takes no further step
-        putBack(was, phaseOf(readJournal(dir)));
+        putBack(was);
         System.err.println("the old cluster is back, running");
       } catch (IOException | RuntimeException e) {
         System.err.println("could not put the old cluster back (" + e.getMessage() + "): run bin/sss cluster resize"
@@ -261,8 +261,7 @@ public final class ClusterResize {
     } catch (IOException | RuntimeException | Error e) {
       String outcome;
       try {
-        Phase reached = phaseOf(readJournal(dir));
-        putBack(was, reached);
+        Phase reached = putBack(was);
         outcome = reached == Phase.DONE
             ? "resized, but the new cluster did not start in time: run bin/sss cluster start --dir " + dir
             : "resize undone, the old cluster runs again as it was";
@@ -534,13 +533,21 @@ public final class ClusterResize {
   }
 
   /**
-   * Stops whatever runs in the directory and puts the old cluster back as {@code phase} left it:
-   * its node directories (when they had moved) and its cluster file; then starts it.
+   * Stops whatever runs in the directory and puts the old cluster back as the journal's phase
+   * left it: its node directories (when they had moved) and its cluster file; then starts it.
+   * The phase is read here, under the lock: a put-back by Ctrl-C's hook may have ended while
+   * this caller waited for the lock, and must not be done again; returns the phase it acted on.
    */
-  private synchronized void putBack(ClusterSpec was, Phase phase) throws IOException {
+  private synchronized Phase putBack(ClusterSpec was) throws IOException {
+    Phase phase = phaseOf(readJournal(dir));
     if (phase == null) {
-      return; // put back already
+      return null; // put back already
     }
+    putBackFrom(was, phase);
+    return phase;
+  }
+
+  private void putBackFrom(ClusterSpec was, Phase phase) throws IOException {
     if (phase == Phase.DONE) {
       finish(); // the new cluster was complete and open to clients: it stays
       return;
