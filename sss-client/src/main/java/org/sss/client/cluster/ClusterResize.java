@@ -366,8 +366,8 @@ public final class ClusterResize {
    * Removes the membership storage of the private run, made since {@code before}: a group of its
    * own (another secret), of no use once it stopped.
    */
-  private void removeGroupsSince(Set<Path> before) throws IOException {
-    for (Path group : membershipGroups(ClusterSpec.load(dir.resolve(STAGING).resolve(HIDDEN_OLD)).nodeCount())) {
+  private void removeGroupsSince(Set<Path> before, int nodes) throws IOException {
+    for (Path group : membershipGroups(nodes)) {
       if (!before.contains(group)) {
         deleteTree(group);
       }
@@ -449,7 +449,7 @@ public final class ClusterResize {
       writeManifest(out);
     } finally {
       stopOrFail(quiet);
-      removeGroupsSince(membershipBefore);
+      removeGroupsSince(membershipBefore, was.nodeCount());
     }
     return out;
   }

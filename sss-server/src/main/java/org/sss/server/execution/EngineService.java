@@ -217,13 +217,12 @@ public final class EngineService implements AutoCloseable {
     try {
       input = store.require(spec.getInputTable());
     } catch (StoreException e) {
-      String why = m == null || e.code() != ErrorCode.NO_SUCH_TABLE ? null : m.notServingReason();
-      if (why == null) {
+      StoreException refused = m == null ? e : m.unlessServing(e);
+      if (refused == e) {
         throw e;
       }
-      // a node that does not serve (its store just replaced) may lack the table: not the job's fault
-      return CompletableFuture.failedFuture(new StoreException(ErrorCode.NOT_SERVING, "stage " + spec.getIndex()
-          + " of job " + jobId + " cannot read its input '" + spec.getInputTable() + "' here: " + why));
+      return CompletableFuture.failedFuture(new StoreException(refused.code(), "stage " + spec.getIndex() + " of job "
+          + jobId + " cannot read its input here: " + refused.getMessage()));
     }
     // a node out or catching up would map what it has, not the table; and one decided out while
     // the stage reads must not empty its copies under it: the stage holds them until it ends

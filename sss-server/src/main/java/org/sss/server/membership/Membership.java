@@ -537,9 +537,14 @@ public final class Membership implements AutoCloseable {
     return view;
   }
 
-  /** Why this node does not serve replicated tables now; null when it does. */
-  public String notServingReason() {
-    return notServing(view);
+  /**
+   * {@code e} as a refusal to serve when it says a table is not here and this node does not serve
+   * (a node on a store just replaced, or out, may lack tables the others hold: readers and stages
+   * go to another copy); else {@code e} itself.
+   */
+  public StoreException unlessServing(StoreException e) {
+    String why = e.code() == ErrorCode.NO_SUCH_TABLE ? notServing(view) : null;
+    return why == null ? e : new StoreException(ErrorCode.NOT_SERVING, why + " (" + e.getMessage() + ")");
   }
 
   /** Whether this node is catching up (joining) by its view. */

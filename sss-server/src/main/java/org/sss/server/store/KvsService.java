@@ -400,12 +400,7 @@ public final class KvsService {
       return new StoreException(ErrorCode.NOT_SERVING, "node " + m.self() + " is catching up and has not yet made"
           + " table '" + name + "' as the nodes in sync hold it (" + e.getMessage() + ")");
     }
-    String why = m == null || e.code() != ErrorCode.NO_SUCH_TABLE ? null : m.notServingReason();
-    if (why != null) {
-      // a node that does not serve (a store just replaced, out) may lack a table the others hold
-      return new StoreException(ErrorCode.NOT_SERVING, why + " (" + e.getMessage() + ")");
-    }
-    return e;
+    return m == null ? e : m.unlessServing(e);
   }
 
   /** The table to read, or a refusal as not serving when this node does not serve and lacks it. */
