@@ -22,13 +22,16 @@ import org.sss.core.transport.Varints;
 public final class PackedBatch {
   private final StoreTable table;
   private final int capacity;
+  /** The writer whose pairs these are ({@link OrderedStreams}), or {@link OrderedStreams#NONE}. */
+  private final long stream;
   /** Null until the first pair, and after a commit handed the array to the table until the next. */
   private byte[] rep;
   private int size;
   private int count;
 
-  PackedBatch(StoreTable table, int capacity) {
+  PackedBatch(StoreTable table, int capacity, long stream) {
     this.table = table;
+    this.stream = stream;
     this.capacity = Math.max(64, capacity); // allocated with the first pair: a received block sizes its own
   }
 
@@ -119,12 +122,23 @@ public final class PackedBatch {
     if (count == 0) {
       return;
     }
-    boolean nearlyFull = rep.length - size <= Math.max(4 << 10, size >>> 3);
-    if (table.writePacked(nearlyFull ? rep : Arrays.copyOf(rep, size), size, count) && nearlyFull) {
+    // a gathering table keeps the array: one much larger than its pairs is copied first, unless
+    // it belongs to a stream, whose pairs a job's output mostly writes into files at once
+    boolean whole = stream != OrderedStreams.NONE || rep.length - size <= Math.max(4 << 10, size >>> 3);
+    byte[] block = whole ? rep : Arrays.copyOf(rep, size);
+    if (table.writePacked(block, size, count, stream) && whole) {
       rep = null;
     }
     size = 0;
     count = 0;
+  }
+
+  /**
+   * The id of writer {@code writer} on node {@code node}, for {@link StoreTable#newPackedBatch(int, long)}:
+   * a writer's pairs come in the order it wrote them. Writer 0 names none.
+   */
+  public static long stream(int node, int writer) {
+    return OrderedStreams.id(node, writer);
   }
 
   /** The batch as a table that gathers sorted runs keeps it; this batch starts a new array. */

@@ -1,6 +1,7 @@
 package org.sss.kvs;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -43,13 +44,22 @@ public final class RunFile implements AutoCloseable {
 
   private final StoreTable table;
   private final Path file;
-  private final EnvOptions env = new EnvOptions();
+  /**
+   * At most 256 KiB of writes buffered per file (RocksDB's default grows to 1 MiB): a table
+   * written as ordered streams keeps hundreds of files open at once ({@link OrderedStreams}).
+   */
+  private final EnvOptions env = new EnvOptions().setWritableFileMaxBufferSize(256 << 10);
   private final Options opts;
   private final SstFileWriter writer;
   /** Whether the table's gathered writes ({@link SortedRuns}) are stored before the run, so that the run is newer. */
   private final boolean sealFirst;
   private long pairs;
+  /** Whether {@link #finishWriting} wrote the file to its end. */
+  private boolean finished;
   private boolean closed;
+  /** Reused by {@link #put(byte[], int, int, int, int)}; allocated on its first call. */
+  private ByteBuffer keyBuffer;
+  private ByteBuffer valueBuffer;
 
   RunFile(StoreTable table, boolean sealFirst) {
     this.table = table;
@@ -75,8 +85,8 @@ public final class RunFile implements AutoCloseable {
 
   /** Adds a pair; its key must be greater than every key added before. */
   public void put(byte[] key, byte[] value) {
-    if (closed) {
-      throw new IllegalStateException("run file already ingested or closed");
+    if (closed || finished) {
+      throw new IllegalStateException("run file already finished, ingested or closed");
     }
     try {
       writer.put(key, value);
@@ -84,6 +94,30 @@ public final class RunFile implements AutoCloseable {
     } catch (RocksDBException e) {
       throw table.storageError("writing a sorted run", e);
     }
+  }
+
+  /** Adds a pair read in place from {@code source}; its key must be greater than every key added before. */
+  void put(byte[] source, int keyAt, int keyLength, int valueAt, int valueLength) {
+    if (closed || finished) {
+      throw new IllegalStateException("run file already finished, ingested or closed");
+    }
+    keyBuffer = fill(keyBuffer, source, keyAt, keyLength, 64);
+    valueBuffer = fill(valueBuffer, source, valueAt, valueLength, 4 << 10);
+    try {
+      writer.put(keyBuffer, valueBuffer);
+      pairs++;
+    } catch (RocksDBException e) {
+      throw table.storageError("writing a sorted run", e);
+    }
+  }
+
+  /** {@code buffer} (or a larger one) holding {@code length} bytes of {@code from} at {@code at}, ready to read. */
+  static ByteBuffer fill(ByteBuffer buffer, byte[] from, int at, int length, int least) {
+    ByteBuffer b = buffer != null && buffer.capacity() >= length ? buffer
+        : ByteBuffer.allocateDirect(Math.max(length, Math.max(least, buffer == null ? 0 : buffer.capacity() * 2)));
+    b.clear();
+    b.put(from, at, length).flip();
+    return b;
   }
 
   /** Pairs added so far. */
@@ -108,11 +142,7 @@ public final class RunFile implements AutoCloseable {
       if (pairs == 0) {
         return;
       }
-      try {
-        writer.finish();
-      } catch (RocksDBException e) {
-        throw table.storageError("writing a sorted run", e);
-      }
+      finishWriting();
       if (sealFirst) {
         table.sealRuns(); // before the lifecycle lock: the lock order is runs, then lifecycle
       }
@@ -132,6 +162,57 @@ public final class RunFile implements AutoCloseable {
       }
     } finally {
       close();
+    }
+  }
+
+  /**
+   * Writes the file to its end (index and footer) and closes it, freeing its write buffer; it
+   * takes no more pairs. Nothing when no pair was added or when already done.
+   */
+  void finishWriting() {
+    if (closed) {
+      throw new IllegalStateException("run file already ingested or closed");
+    }
+    if (pairs > 0 && !finished) {
+      try {
+        writer.finish();
+      } catch (RocksDBException e) {
+        throw table.storageError("writing a sorted run", e);
+      }
+      finished = true;
+    }
+  }
+
+  /**
+   * Makes the pairs of {@code files}, which share no key, part of the table in one ingest: each
+   * goes to the lowest level it fits in (the bottom one, in a table that holds nothing of its
+   * range), newer than every write applied before. The files are gone afterwards, ingested or
+   * not.
+   */
+  static void ingestTogether(StoreTable table, List<RunFile> files) {
+    try {
+      List<String> paths = new java.util.ArrayList<>(files.size());
+      for (RunFile f : files) {
+        f.finishWriting();
+        if (f.pairs > 0) {
+          paths.add(f.file.toString());
+        }
+      }
+      if (paths.isEmpty()) {
+        return;
+      }
+      Lock lock = table.use();
+      try (IngestExternalFileOptions ingest = new IngestExternalFileOptions().setMoveFiles(true)) {
+        table.db().ingestExternalFile(table.handle(), paths, ingest);
+      } catch (RocksDBException e) {
+        throw table.storageError("ingesting sorted files", e);
+      } finally {
+        lock.unlock();
+      }
+    } finally {
+      for (RunFile f : files) {
+        f.close();
+      }
     }
   }
 

@@ -53,14 +53,48 @@ final class SortedRuns {
   private final AtomicLong gatheredHeld = new AtomicLong();
   /** Gathered writes sorted for a scan and kept in memory, newer than all RocksDB holds; or null. */
   private volatile Resident resident;
+  /** Writes of a job's output that come in key order, stored without a sort; null for a bulk table. */
+  private final OrderedStreams streams;
 
-  SortedRuns(StoreTable table) {
+  /** Sorted runs of {@code table}; with {@code streams}, writes of a stream go to {@link OrderedStreams} first. */
+  SortedRuns(StoreTable table, boolean streams) {
     this.table = table;
+    this.streams = streams ? new OrderedStreams(table) : null;
   }
 
-  /** Gathers a block of packed pairs, keeping the array (see {@link PackedBatch}); may store a run. */
-  synchronized void add(byte[] block, int length, int count) {
+  /**
+   * Takes a block of packed pairs (see {@link PackedBatch}) written by stream {@code stream}
+   * ({@link OrderedStreams#NONE} for none): into the stream's files as far as they follow it in
+   * key order, the rest gathered for a sorted run, keeping the array. Returns whether it kept
+   * the array. May store a run.
+   */
+  synchronized boolean add(byte[] block, int length, int count, long stream) {
     storeResident(); // it must land before anything written after it
+    if (streams != null && stream != OrderedStreams.NONE && !table.isDropped()) {
+      int rest = streams.write(stream, block, length);
+      if (rest == length) {
+        return false;
+      }
+      if (rest > 0) {
+        count = countPairs(block, rest, length);
+        block = Arrays.copyOfRange(block, rest, length);
+        length = block.length;
+      }
+    }
+    gather(block, length, count);
+    return true;
+  }
+
+  private static int countPairs(byte[] block, int from, int to) {
+    int n = 0;
+    for (int at = from; at < to; n++) {
+      at = Varints.skip(block, at) + Varints.get(block, at);
+      at = Varints.skip(block, at) + Varints.get(block, at);
+    }
+    return n;
+  }
+
+  private void gather(byte[] block, int length, int count) {
     batches.add(new Batch(block, length, count));
     bytes += length; // what the run will store
     gatheredHeld.addAndGet(block.length); // what memory holds: the whole array
@@ -71,7 +105,8 @@ final class SortedRuns {
       return;
     }
     if (bytes >= MAX_RUN_BYTES || pairs >= MAX_RUN_PAIRS || held > BUDGET && bytes >= MIN_RUN_BYTES) {
-      seal();
+      storeResident();
+      ingestGathered(Records.parse(batches, (int) pairs)); // the streams' files go on: they hold no memory
     }
   }
 
@@ -81,6 +116,9 @@ final class SortedRuns {
    * memory budget they are stored in RocksDB instead, and this returns null.
    */
   synchronized Resident forScan() {
+    if (streams != null) {
+      streams.ingestAll(); // before the snapshot, which the resident run is newer than
+    }
     if (pairs > 0) {
       if (HELD.get() + Resident.INDEX_BYTES_PER_PAIR * pairs > BUDGET) {
         seal();
@@ -94,11 +132,29 @@ final class SortedRuns {
     return resident;
   }
 
-  /** Stores everything in RocksDB: the resident run, then what is gathered as one sorted run. */
+  /**
+   * Stores everything in RocksDB: the resident run, then what is gathered as one sorted run,
+   * then the streams' files (a stream's pairs in runs are only those after it broke, which its
+   * files already preceded; see {@link OrderedStreams}).
+   */
   synchronized void seal() {
     storeResident();
     if (pairs > 0) {
       ingestGathered(Records.parse(batches, (int) pairs));
+    }
+    if (streams != null) {
+      streams.ingestAll();
+    }
+  }
+
+  /**
+   * Forgets the streams' files before the table is dropped or closed: called before the
+   * lifecycle lock is taken (the lock order is runs, then lifecycle). Later writes are gathered
+   * and discarded with the table.
+   */
+  synchronized void closeStreams() {
+    if (streams != null) {
+      streams.close();
     }
   }
 
@@ -154,12 +210,12 @@ final class SortedRuns {
 
   synchronized long pendingPairs() {
     Resident r = resident;
-    return pairs + (r == null ? 0 : r.n);
+    return pairs + (r == null ? 0 : r.n) + (streams == null ? 0 : streams.pendingPairs());
   }
 
   synchronized long pendingBytes() {
     Resident r = resident;
-    return bytes + (r == null ? 0 : r.bytes);
+    return bytes + (r == null ? 0 : r.bytes) + (streams == null ? 0 : streams.pendingBytes());
   }
 
   /** Pairs sorted by key, without duplicate keys, read in place from the batches that brought them. */
@@ -230,8 +286,8 @@ final class SortedRuns {
       long written = 0;
       for (int i = 0; i < n; i++) {
         if (valueLength[i] < StoreTable.LARGE_VALUE_BYTES) {
-          key = fill(key, source[i], keyAt[i], keyLength[i]);
-          value = fill(value, source[i], valueAt[i], valueLength[i]);
+          key = RunFile.fill(key, source[i], keyAt[i], keyLength[i], 256);
+          value = RunFile.fill(value, source[i], valueAt[i], valueLength[i], 64 << 10);
           writer.put(key, value);
           written++;
         }
@@ -246,14 +302,6 @@ final class SortedRuns {
           table.putLarge(source[i], keyAt[i], keyLength[i], valueAt[i], valueLength[i]);
         }
       }
-    }
-
-    private static ByteBuffer fill(ByteBuffer buffer, byte[] from, int at, int length) {
-      ByteBuffer b = buffer.capacity() >= length ? buffer
-          : ByteBuffer.allocateDirect(Math.max(length, buffer.capacity() * 2));
-      b.clear();
-      b.put(from, at, length).flip();
-      return b;
     }
   }
 

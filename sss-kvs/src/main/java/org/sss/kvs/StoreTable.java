@@ -90,7 +90,8 @@ public final class StoreTable {
     this.handle = handle;
     this.writeOptions = new WriteOptions().setDisableWAL(options.getDisableWal());
     this.ingestDir = ingestDir;
-    this.runs = isBulk(options) || JobTables.isJobTable(name) ? new SortedRuns(this) : null;
+    // a job's output (a job table that is not bulk) is written as ordered streams where it can be
+    this.runs = isBulk(options) || JobTables.isJobTable(name) ? new SortedRuns(this, !isBulk(options)) : null;
   }
 
   /**
@@ -121,6 +122,15 @@ public final class StoreTable {
    */
   private boolean gathers() {
     return runs != null && (isBulk(options) || JobTables.isJobTable(name));
+  }
+
+  /**
+   * Whether the table keeps each writer's pairs apart while they come in key order (a job's
+   * output; {@link OrderedStreams}): a writer then begins a new stream per task, whose keys are
+   * its own range.
+   */
+  public boolean keepsStreams() {
+    return runs != null && !isBulk(options);
   }
 
   /** How a write is logged now: a job's table is not, until it is committed under its name. */
@@ -204,8 +214,17 @@ public final class StoreTable {
 
   /** A batch of packed pairs written in one call (see {@link PackedBatch}). */
   public PackedBatch newPackedBatch(int capacity) {
+    return newPackedBatch(capacity, OrderedStreams.NONE);
+  }
+
+  /**
+   * A batch of packed pairs of writer {@code stream} ({@link PackedBatch#stream}): a job's
+   * output keeps each writer's pairs apart, in files of their own while they come in key order
+   * ({@link OrderedStreams}).
+   */
+  public PackedBatch newPackedBatch(int capacity, long stream) {
     checkLive();
-    return new PackedBatch(this, capacity);
+    return new PackedBatch(this, capacity, stream);
   }
 
   /**
@@ -215,11 +234,10 @@ public final class StoreTable {
    * family, and one naming a dropped family is a fatal error to RocksDB that stops every later
    * write on the node.
    */
-  boolean writePacked(byte[] block, int length, int count) {
+  boolean writePacked(byte[] block, int length, int count, long stream) {
     if (gathers()) {
       checkLive();
-      runs.add(block, length, count);
-      return true;
+      return runs.add(block, length, count, stream);
     }
     sealRuns(); // a job's output written after its commit: its gathered runs land first
     Lock lock = use();
@@ -575,17 +593,30 @@ public final class StoreTable {
 
   /** Marks the table dropped (once no operation uses it); the caller has removed the column family. */
   void markDropped() {
+    closeStreams();
     lifecycle.writeLock().lock();
     try {
-      if (!dropped) {
-        dropped = true;
-        if (runs != null) {
-          runs.discard();
-        }
-        releaseReference();
-      }
+      markDroppedLocked();
     } finally {
       lifecycle.writeLock().unlock();
+    }
+  }
+
+  /** Forgets files of ordered streams; before the lifecycle lock (the lock order is runs, then lifecycle). */
+  private void closeStreams() {
+    if (runs != null) {
+      runs.closeStreams();
+    }
+  }
+
+  /** {@link #markDropped} under the lifecycle lock, which the caller holds. */
+  private void markDroppedLocked() {
+    if (!dropped) {
+      dropped = true;
+      if (runs != null) {
+        runs.discard();
+      }
+      releaseReference();
     }
   }
 
@@ -599,12 +630,13 @@ public final class StoreTable {
    * the table dropped before any other operation can start, whether or not the step succeeded.
    */
   void drop(DropStep step) throws RocksDBException {
+    closeStreams();
     lifecycle.writeLock().lock();
     try {
       step.run();
     } finally {
       try {
-        markDropped();
+        markDroppedLocked();
       } finally {
         lifecycle.writeLock().unlock();
       }

@@ -56,6 +56,14 @@ final class MapOutput<KO, VO> implements TaskOutput<KO, VO> {
   @Override
   public Emitter<KO, VO> emitter(int taskPartition) {
     this.partition = taskPartition;
+    if (combiner == null) { // a combiner's output mixes every task's keys anyway
+      try {
+        writer.startStream();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new StageAborted();
+      }
+    }
     return emitter;
   }
 

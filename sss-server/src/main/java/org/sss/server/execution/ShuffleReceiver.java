@@ -54,7 +54,7 @@ final class ShuffleReceiver {
       throw new StoreException(ErrorCode.BAD_REQUEST, "shuffle batch announced " + batch.getPairCount()
           + " pairs but carried " + pairs);
     }
-    PackedBatch b = table.newPackedBatch(0);
+    PackedBatch b = table.newPackedBatch(0, PackedBatch.stream(batch.getSourceNode(), batch.getStream()));
     int length = body.readableBytes();
     int at = b.reserveBlock(length, pairs); // before array(): reserving may replace it
     body.getBytes(body.readerIndex(), b.array(), at, length);

@@ -27,6 +27,10 @@ final class ShuffleWriter implements PairWriter {
   private final ReplicaPlacement placement;
   /** Copies of each pair the output table keeps (a job's output: the cluster's replication; between stages: 1). */
   private final int copies;
+  /** This writer's number among the stage's writers on this node: its batches form one stream. */
+  private int stream;
+  /** Whether a pair was written since the stream began. */
+  private boolean written;
   private final ByteBuf[] buffers;
   private final int[] counts;
   private PackedBatch local;
@@ -42,6 +46,7 @@ final class ShuffleWriter implements PairWriter {
     this.copies = Math.max(1, shuffle.localTable.options().getReplication());
     this.buffers = new ByteBuf[map.nodes()];
     this.counts = new int[map.nodes()];
+    this.stream = shuffle.newStream();
   }
 
   /** Writes one pair; may block while the destination's send window is full. */
@@ -59,6 +64,7 @@ final class ShuffleWriter implements PairWriter {
       throw new IllegalArgumentException("partitioner returned partition " + partition
           + " outside [0, " + map.partitions() + ")");
     }
+    written = true;
     shuffle.pairsShuffled.incrementAndGet();
     shuffle.bytesShuffled.addAndGet(key.length + value.length);
     // one uniquifier per pair, so that every copy of the output stores the same key
@@ -77,7 +83,8 @@ final class ShuffleWriter implements PairWriter {
     boolean mv = shuffle.multiValued;
     if (node == shuffle.self) {
       if (local == null) {
-        local = shuffle.localTable.newPackedBatch(StageShuffle.BATCH_BYTES + (64 << 10));
+        local = shuffle.localTable.newPackedBatch(StageShuffle.BATCH_BYTES + (64 << 10),
+            PackedBatch.stream(shuffle.self, stream));
       }
       int suffixLength = 0;
       if (mv) {
@@ -142,9 +149,24 @@ final class ShuffleWriter implements PairWriter {
     buffers[node] = null;
     counts[node] = 0;
     if (buf != null && n > 0) {
-      shuffle.send(node, buf, n);
+      shuffle.send(node, stream, buf, n);
     } else if (buf != null) {
       buf.release();
+    }
+  }
+
+  /**
+   * Begins a new stream for the next task's pairs, when the output keeps writers' streams apart
+   * ({@code StoreTable.keepsStreams}): a task's keys are usually a range of their own (a split's
+   * offsets), a runner's several tasks together are not. Sends what is buffered first, so that
+   * no batch mixes two streams.
+   */
+  void startStream() throws InterruptedException {
+    if (written && shuffle.localTable.keepsStreams()) {
+      finish();
+      local = null;
+      stream = shuffle.newStream();
+      written = false;
     }
   }
 

@@ -3,6 +3,7 @@ package org.sss.server.execution;
 import io.netty.buffer.ByteBuf;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.sss.core.cluster.InSyncCopies;
@@ -61,6 +62,8 @@ final class StageShuffle {
   final int maxValueBytes;
   private final AtomicBoolean aborted;
   final AtomicLong pairsShuffled = new AtomicLong();
+  /** The last writer number handed out ({@link #newStream}). */
+  private final AtomicInteger streams = new AtomicInteger();
   final AtomicLong bytesShuffled = new AtomicLong();
 
   StageShuffle(String jobId, String table, PairTypes types, boolean multiValued, int self, PartitionMap map,
@@ -92,8 +95,16 @@ final class StageShuffle {
     }
   }
 
-  /** Sends a packed batch to {@code node}; blocks while its window is full. Takes the buffer. */
-  void send(int node, ByteBuf batch, int pairs) throws InterruptedException {
+  /**
+   * A number for a new writer of this stage on this node, 1 or more: the receiving tables keep
+   * each writer's pairs apart ({@code ShuffleBatch.stream}).
+   */
+  int newStream() {
+    return streams.incrementAndGet();
+  }
+
+  /** Sends a packed batch of writer {@code stream} to {@code node}; blocks while its window is full. Takes the buffer. */
+  void send(int node, int stream, ByteBuf batch, int pairs) throws InterruptedException {
     Semaphore window = inFlight[node];
     try {
       window.acquire();
@@ -112,7 +123,7 @@ final class StageShuffle {
     }
     try {
       link.call(Request.newBuilder().setShuffleBatch(ShuffleBatch.newBuilder()
-          .setJobId(jobId).setTable(table).setPairCount(pairs).setSourceNode(self)
+          .setJobId(jobId).setTable(table).setPairCount(pairs).setSourceNode(self).setStream(stream)
           .setKeyType(types.key()).setValueType(types.value())), batch,
           PeerLinks.SHUFFLE_TIMEOUT).whenComplete((r, e) -> {
             window.release();

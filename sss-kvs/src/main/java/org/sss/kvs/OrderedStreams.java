@@ -1,0 +1,293 @@
+package org.sss.kvs;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.sss.core.keys.StoredKeys;
+import org.sss.core.transport.Varints;
+
+/**
+ * A job's output written as it arrives into SST files that do not overlap, one per writer and
+ * partition, so that they are ingested straight into the bottom level: no sort, and no
+ * compaction afterwards.
+ *
+ * <h2>Why</h2>
+ * Sorted runs ({@link SortedRuns}) each cover the whole key range of the node's partitions,
+ * since every run mixes the pairs of every writer. Ingested, they overlap, so they land in level
+ * 0, and RocksDB merges them all once level 0 holds eight: for a load of 1 GiB with two copies
+ * that merge was a quarter of the machine's CPU. Yet most writers emit their pairs in key order
+ * within each partition: a load's map task reads its split front to back and keys each line by
+ * its offset, a reduce task walks its partition in key order. Kept apart per writer and
+ * partition, their pairs are already sorted, and writers' key ranges rarely overlap (a split's
+ * offsets are its own: a map task begins a new stream, {@code ShuffleWriter.startStream}). So
+ * each (writer, partition) gets a file of its own, written pair by pair, and a
+ * {@link #ingestAll seal} ingests them together: files that share no key in one call, which puts
+ * each in the lowest level it fits in (the bottom one, in a table new to the job).
+ *
+ * <h2>Order of writes</h2>
+ * A writer is a stream: the pairs of one shuffle writer on one node, received in the order it
+ * wrote them (one connection per node, one ordered lane per connection). A pair that cannot
+ * follow its stream's last pair of the partition (a key not greater, or a large value)
+ * <em>breaks</em> the stream: its files are ingested at once and it writes through sorted runs
+ * from then on, for good. So a stream's pairs in files are all older than its pairs in runs, and
+ * a key written twice keeps its last value as a sorted run would. Pairs of different streams are
+ * written concurrently, so no order between them is promised, here or anywhere else in a job.
+ *
+ * <p>Not thread-safe: its owner calls it under the {@link SortedRuns} lock.
+ */
+final class OrderedStreams {
+  /** No stream: a write that joins the sorted runs. */
+  static final long NONE = -1;
+  /**
+   * Files being written at once per table (each holds a write buffer): past this many, the file
+   * written least recently is finished, and its lane goes on in a new file when it writes again.
+   */
+  static final int MAX_OPEN_FILES = 512;
+  /** Bytes after which a stream's file of a partition is finished and a new one begun. */
+  static final long MAX_FILE_BYTES = 256L << 20;
+
+  private final StoreTable table;
+  private final Map<Long, Stream> streams = new HashMap<>();
+  /** Files finished (rolled over) and waiting for the next ingest. */
+  private final List<Written> finished = new ArrayList<>();
+  private int openFiles;
+  /** Counts appends, to find the lane written least recently. */
+  private long tick;
+  private boolean closed;
+
+  OrderedStreams(StoreTable table) {
+    this.table = table;
+  }
+
+  /** The id of writer {@code writer} (1 or more) on node {@code node}; {@link #NONE} for writer 0, which names none. */
+  static long id(int node, int writer) {
+    return writer <= 0 ? NONE : (long) node << 32 | writer;
+  }
+
+  /**
+   * Writes the packed pairs of {@code block[0, length)} of stream {@code id} into its files, in
+   * order, until one cannot follow (the stream then breaks); returns where the pairs not written
+   * begin ({@code length} when all were).
+   */
+  int write(long id, byte[] block, int length) {
+    if (closed) {
+      return 0;
+    }
+    Stream s = streams.computeIfAbsent(id, k -> new Stream());
+    if (s.broken) {
+      return 0;
+    }
+    int at = 0;
+    while (at < length) {
+      int pairAt = at;
+      int keyLength = Varints.get(block, at);
+      at = Varints.skip(block, at);
+      int keyAt = at;
+      at += keyLength;
+      int valueLength = Varints.get(block, at);
+      at = Varints.skip(block, at);
+      int valueAt = at;
+      at += valueLength;
+      if (!append(s, block, keyAt, keyLength, valueAt, valueLength)) {
+        breakStream(s);
+        return pairAt;
+      }
+    }
+    return length;
+  }
+
+  private boolean append(Stream s, byte[] block, int keyAt, int keyLength, int valueAt, int valueLength) {
+    if (valueLength >= StoreTable.LARGE_VALUE_BYTES || keyLength < StoredKeys.PREFIX_BYTES) {
+      return false; // a large value goes through the memtable into a blob file (SortedRuns.store)
+    }
+    int partition = (block[keyAt] & 0xFF) << 8 | block[keyAt + 1] & 0xFF;
+    Lane lane = s.lanes.get(partition);
+    if (lane == null) {
+      lane = new Lane();
+      s.lanes.put(partition, lane);
+    } else if (lane.last != null && Arrays.compareUnsigned(block, keyAt, keyAt + keyLength, lane.last, 0, lane.lastLength) <= 0) {
+      return false;
+    }
+    if (lane.file != null && lane.fileBytes >= MAX_FILE_BYTES) {
+      finish(lane);
+    }
+    if (lane.file == null) {
+      if (openFiles >= MAX_OPEN_FILES) {
+        finishLeastRecent();
+      }
+      lane.open(new RunFile(table, false), block, keyAt, keyLength);
+      openFiles++;
+    }
+    lane.used = ++tick;
+    lane.file.put(block, keyAt, keyLength, valueAt, valueLength);
+    lane.fileBytes += keyLength + valueLength;
+    lane.remember(block, keyAt, keyLength);
+    return true;
+  }
+
+  /** Finishes the lane's file; the lane goes on in a new file when it writes again. */
+  private void finish(Lane lane) {
+    finished.add(lane.finish());
+    openFiles--;
+  }
+
+  private void finishLeastRecent() {
+    Lane oldest = null;
+    for (Stream s : streams.values()) {
+      for (Lane lane : s.lanes.values()) {
+        if (lane.file != null && (oldest == null || lane.used < oldest.used)) {
+          oldest = lane;
+        }
+      }
+    }
+    if (oldest != null) {
+      finish(oldest);
+    }
+  }
+
+  /** Ingests every file written so far, this stream's among them, ahead of its later pairs (which go through sorted runs). */
+  private void breakStream(Stream s) {
+    s.broken = true;
+    ingestAll();
+  }
+
+  /** Ingests every file written so far, finished or open; streams go on in new files. */
+  void ingestAll() {
+    for (Stream s : streams.values()) {
+      for (Lane lane : s.lanes.values()) {
+        if (lane.file != null) {
+          finish(lane);
+        }
+      }
+    }
+    List<Written> files = new ArrayList<>(finished);
+    finished.clear();
+    try {
+      for (List<RunFile> layer : layers(files)) {
+        RunFile.ingestTogether(table, layer);
+      }
+    } finally {
+      for (Written w : files) {
+        w.file().close(); // those not ingested, after a failure
+      }
+    }
+  }
+
+  /**
+   * {@code files} in layers of files that share no key, fewest layers first (a sweep in order of
+   * first keys, each file into the first layer it follows): each layer is one ingest, the first
+   * into the lowest levels. Files of one lane never overlap; files of different streams overlap
+   * only where writers' keys do, and between streams no order is promised.
+   */
+  static List<List<RunFile>> layers(List<Written> files) {
+    List<Written> sorted = new ArrayList<>(files);
+    sorted.sort(Comparator.comparing(Written::first, Arrays::compareUnsigned));
+    List<List<RunFile>> layers = new ArrayList<>();
+    List<byte[]> lastOfLayer = new ArrayList<>();
+    for (Written w : sorted) {
+      int layer = 0;
+      while (layer < layers.size() && Arrays.compareUnsigned(w.first(), lastOfLayer.get(layer)) <= 0) {
+        layer++;
+      }
+      if (layer == layers.size()) {
+        layers.add(new ArrayList<>());
+        lastOfLayer.add(null);
+      }
+      layers.get(layer).add(w.file());
+      lastOfLayer.set(layer, w.last());
+    }
+    return layers;
+  }
+
+  /** Forgets every file (the table is dropped or closing); later writes go through sorted runs. */
+  void close() {
+    closed = true;
+    for (Stream s : streams.values()) {
+      for (Lane lane : s.lanes.values()) {
+        if (lane.file != null) {
+          lane.file.close();
+          lane.file = null;
+        }
+      }
+    }
+    for (Written w : finished) {
+      w.file().close();
+    }
+    finished.clear();
+    streams.clear();
+    openFiles = 0;
+  }
+
+  /** Pairs written into files and not ingested yet. */
+  long pendingPairs() {
+    long n = 0;
+    for (Written w : finished) {
+      n += w.file().pairs();
+    }
+    for (Stream s : streams.values()) {
+      for (Lane lane : s.lanes.values()) {
+        n += lane.file == null ? 0 : lane.file.pairs();
+      }
+    }
+    return n;
+  }
+
+  /** Bytes of keys and values written into files and not ingested yet. */
+  long pendingBytes() {
+    long n = 0;
+    for (Written w : finished) {
+      n += w.bytes();
+    }
+    for (Stream s : streams.values()) {
+      for (Lane lane : s.lanes.values()) {
+        n += lane.file == null ? 0 : lane.fileBytes;
+      }
+    }
+    return n;
+  }
+
+  /** One writer's pairs, per partition. */
+  private static final class Stream {
+    final Map<Integer, Lane> lanes = new HashMap<>();
+    boolean broken;
+  }
+
+  /** One writer's pairs of one partition: the file they go to now, and the last key written. */
+  private static final class Lane {
+    RunFile file;
+    /** {@link #tick} at the last append. */
+    long used;
+    long fileBytes;
+    byte[] first;
+    byte[] last;
+    int lastLength;
+
+    void open(RunFile f, byte[] block, int keyAt, int keyLength) {
+      file = f;
+      fileBytes = 0;
+      first = Arrays.copyOfRange(block, keyAt, keyAt + keyLength);
+    }
+
+    void remember(byte[] block, int keyAt, int keyLength) {
+      if (last == null || last.length < keyLength) {
+        last = new byte[Math.max(keyLength, 32)];
+      }
+      System.arraycopy(block, keyAt, last, 0, keyLength);
+      lastLength = keyLength;
+    }
+
+    /** The file, written to its end, with its key range; the lane goes on in a new file, after its last key. */
+    Written finish() {
+      file.finishWriting(); // closes the file and frees its write buffer now, not at the ingest
+      Written w = new Written(file, first, Arrays.copyOf(last, lastLength), fileBytes);
+      file = null;
+      return w;
+    }
+  }
+
+  /** A file, the first and last keys in it, and the bytes of its keys and values. */
+  record Written(RunFile file, byte[] first, byte[] last, long bytes) {}
+}
