@@ -45,7 +45,7 @@ final class OrderedStreams {
    * Files being written at once per table (each holds a write buffer): past this many, the file
    * written least recently is finished, and its lane goes on in a new file when it writes again.
    */
-  static final int MAX_OPEN_FILES = 512;
+  static final int MAX_OPEN_FILES = 256;
   /** Bytes after which a stream's file of a partition is finished and a new one begun. */
   static final long MAX_FILE_BYTES = 256L << 20;
 
@@ -148,21 +148,30 @@ final class OrderedStreams {
     }
   }
 
-  /** Ingests every file written so far, this stream's among them, ahead of its later pairs (which go through sorted runs). */
+  /** Ingests the stream's files (with those finished so far) ahead of its later pairs, which go through sorted runs. */
   private void breakStream(Stream s) {
     s.broken = true;
-    ingestAll();
+    finishAll(s);
+    ingestFinished();
   }
 
   /** Ingests every file written so far, finished or open; streams go on in new files. */
   void ingestAll() {
     for (Stream s : streams.values()) {
-      for (Lane lane : s.lanes.values()) {
-        if (lane.file != null) {
-          finish(lane);
-        }
+      finishAll(s);
+    }
+    ingestFinished();
+  }
+
+  private void finishAll(Stream s) {
+    for (Lane lane : s.lanes.values()) {
+      if (lane.file != null) {
+        finish(lane);
       }
     }
+  }
+
+  private void ingestFinished() {
     List<Written> files = new ArrayList<>(finished);
     finished.clear();
     try {

@@ -45,10 +45,11 @@ public final class RunFile implements AutoCloseable {
   private final StoreTable table;
   private final Path file;
   /**
-   * At most 256 KiB of writes buffered per file (RocksDB's default grows to 1 MiB): a table
-   * written as ordered streams keeps hundreds of files open at once ({@link OrderedStreams}).
+   * At most 128 KiB of writes buffered per file (RocksDB's default grows to 1 MiB): a table
+   * written as ordered streams keeps up to {@link OrderedStreams#MAX_OPEN_FILES} files open at
+   * once.
    */
-  private final EnvOptions env = new EnvOptions().setWritableFileMaxBufferSize(256 << 10);
+  private final EnvOptions env = new EnvOptions().setWritableFileMaxBufferSize(128 << 10);
   private final Options opts;
   private final SstFileWriter writer;
   /** Whether the table's gathered writes ({@link SortedRuns}) are stored before the run, so that the run is newer. */
