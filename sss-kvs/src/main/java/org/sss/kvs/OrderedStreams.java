@@ -1,5 +1,6 @@
 package org.sss.kvs;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -18,7 +19,7 @@ import org.sss.core.transport.Varints;
  * Sorted runs ({@link SortedRuns}) each cover the whole key range of the node's partitions,
  * since every run mixes the pairs of every writer. Ingested, they overlap, so they land in level
  * 0, and RocksDB merges them all once level 0 holds eight: for a load of 1 GiB with two copies
- * that merge was a quarter of the machine's CPU. Yet most writers emit their pairs in key order
+ * that merge was a quarter of the CPU the load took. Yet most writers emit their pairs in key order
  * within each partition: a load's map task reads its split front to back and keys each line by
  * its offset, a reduce task walks its partition in key order. Kept apart per writer and
  * partition, their pairs are already sorted, and writers' key ranges rarely overlap (a split's
@@ -43,7 +44,8 @@ final class OrderedStreams {
   static final long NONE = -1;
   /**
    * Files being written at once per table (each holds a write buffer): past this many, the file
-   * written least recently is finished, and its lane goes on in a new file when it writes again.
+   * opened first is finished, and its lane goes on in a new file when it writes again. A stream
+   * is usually one task's, so the oldest files are those of tasks that ended.
    */
   static final int MAX_OPEN_FILES = 256;
   /** Bytes after which a stream's file of a partition is finished and a new one begun. */
@@ -53,9 +55,9 @@ final class OrderedStreams {
   private final Map<Long, Stream> streams = new HashMap<>();
   /** Files finished (rolled over) and waiting for the next ingest. */
   private final List<Written> finished = new ArrayList<>();
+  /** Lanes in the order their files were opened (a lane whose file was finished since is skipped). */
+  private final ArrayDeque<Lane> open = new ArrayDeque<>();
   private int openFiles;
-  /** Counts appends, to find the lane written least recently. */
-  private long tick;
   private boolean closed;
 
   OrderedStreams(StoreTable table) {
@@ -116,12 +118,12 @@ final class OrderedStreams {
     }
     if (lane.file == null) {
       if (openFiles >= MAX_OPEN_FILES) {
-        finishLeastRecent();
+        finishOldest();
       }
       lane.open(new RunFile(table, false), block, keyAt, keyLength);
+      open.add(lane);
       openFiles++;
     }
-    lane.used = ++tick;
     lane.file.put(block, keyAt, keyLength, valueAt, valueLength);
     lane.fileBytes += keyLength + valueLength;
     lane.remember(block, keyAt, keyLength);
@@ -134,17 +136,12 @@ final class OrderedStreams {
     openFiles--;
   }
 
-  private void finishLeastRecent() {
-    Lane oldest = null;
-    for (Stream s : streams.values()) {
-      for (Lane lane : s.lanes.values()) {
-        if (lane.file != null && (oldest == null || lane.used < oldest.used)) {
-          oldest = lane;
-        }
+  private void finishOldest() {
+    for (Lane lane = open.poll(); lane != null; lane = open.poll()) {
+      if (lane.file != null) {
+        finish(lane);
+        return;
       }
-    }
-    if (oldest != null) {
-      finish(oldest);
     }
   }
 
@@ -157,8 +154,13 @@ final class OrderedStreams {
 
   /** Ingests every file written so far, finished or open; streams go on in new files. */
   void ingestAll() {
-    for (Stream s : streams.values()) {
-      finishAll(s);
+    if (openFiles == 0 && finished.isEmpty()) {
+      return; // every read of the table comes here (a seal): it must cost nothing when idle
+    }
+    for (Lane lane = open.poll(); lane != null; lane = open.poll()) {
+      if (lane.file != null) {
+        finish(lane);
+      }
     }
     ingestFinished();
   }
@@ -175,8 +177,12 @@ final class OrderedStreams {
     List<Written> files = new ArrayList<>(finished);
     finished.clear();
     try {
-      for (List<RunFile> layer : layers(files)) {
-        RunFile.ingestTogether(table, layer);
+      List<List<RunFile>> layers = layers(files);
+      for (int i = 0; i < layers.size(); i++) {
+        if (i > 0) {
+          RunFile.awaitLevelZero(table); // layers past the levels below land in level 0
+        }
+        RunFile.ingestTogether(table, layers.get(i));
       }
     } finally {
       for (Written w : files) {
@@ -227,6 +233,7 @@ final class OrderedStreams {
     }
     finished.clear();
     streams.clear();
+    open.clear();
     openFiles = 0;
   }
 
@@ -267,8 +274,6 @@ final class OrderedStreams {
   /** One writer's pairs of one partition: the file they go to now, and the last key written. */
   private static final class Lane {
     RunFile file;
-    /** {@link #tick} at the last append. */
-    long used;
     long fileBytes;
     byte[] first;
     byte[] last;

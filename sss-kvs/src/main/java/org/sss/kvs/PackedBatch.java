@@ -123,10 +123,10 @@ public final class PackedBatch {
       return;
     }
     // a gathering table keeps the array: one much larger than its pairs is copied first, unless
-    // it belongs to a stream, whose pairs a job's output mostly writes into files at once
-    boolean whole = stream != OrderedStreams.NONE || rep.length - size <= Math.max(4 << 10, size >>> 3);
+    // the table takes a stream's pairs into files (it copies what it gathers of a large array)
+    boolean whole = stream != OrderedStreams.NONE && table.keepsStreams() || nearlyFull(rep, size);
     byte[] block = whole ? rep : Arrays.copyOf(rep, size);
-    if (table.writePacked(block, size, count, stream) && whole) {
+    if (table.writePacked(block, size, count, stream) && block == rep) {
       rep = null;
     }
     size = 0;
@@ -139,6 +139,11 @@ public final class PackedBatch {
    */
   public static long stream(int node, int writer) {
     return OrderedStreams.id(node, writer);
+  }
+
+  /** Whether an array holding {@code size} bytes of pairs is kept as it is (else a copy of its pairs is). */
+  static boolean nearlyFull(byte[] array, int size) {
+    return array.length - size <= Math.max(4 << 10, size >>> 3);
   }
 
   /** The batch as a table that gathers sorted runs keeps it; this batch starts a new array. */

@@ -147,9 +147,7 @@ public final class RunFile implements AutoCloseable {
       if (sealFirst) {
         table.sealRuns(); // before the lifecycle lock: the lock order is runs, then lifecycle
       }
-      if (!table.options().getDisableAutoCompaction()) {
-        awaitCompaction();
-      }
+      awaitLevelZero(table);
       Lock lock = table.use();
       try (IngestExternalFileOptions ingest = new IngestExternalFileOptions().setMoveFiles(true)) {
         table.db().ingestExternalFile(table.handle(), List.of(file.toString()), ingest);
@@ -182,6 +180,8 @@ public final class RunFile implements AutoCloseable {
       }
       finished = true;
     }
+    keyBuffer = null; // direct buffers, freed with the object: not held while the file waits
+    valueBuffer = null;
   }
 
   /**
@@ -231,8 +231,14 @@ public final class RunFile implements AutoCloseable {
     }
   }
 
-  /** Waits, at most {@link #BACKLOG_WAIT_NANOS}, until level 0 is under {@link #INGEST_BACKLOG} files. */
-  private void awaitCompaction() {
+  /**
+   * Waits, at most {@link #BACKLOG_WAIT_NANOS}, until level 0 is under {@link #INGEST_BACKLOG}
+   * files, in a table with auto-compaction (a dropped table stops the wait).
+   */
+  static void awaitLevelZero(StoreTable table) {
+    if (table.options().getDisableAutoCompaction()) {
+      return;
+    }
     long deadline = System.nanoTime() + BACKLOG_WAIT_NANOS;
     while (System.nanoTime() < deadline) {
       long files;

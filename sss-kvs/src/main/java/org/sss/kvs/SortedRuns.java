@@ -65,11 +65,12 @@ final class SortedRuns {
   /**
    * Takes a block of packed pairs (see {@link PackedBatch}) written by stream {@code stream}
    * ({@link OrderedStreams#NONE} for none): into the stream's files as far as they follow it in
-   * key order, the rest gathered for a sorted run, keeping the array. Returns whether it kept
-   * the array. May store a run.
+   * key order, the rest gathered for a sorted run. Returns whether it kept the array (the caller
+   * must not touch it again). May store a run.
    */
   synchronized boolean add(byte[] block, int length, int count, long stream) {
     storeResident(); // it must land before anything written after it
+    byte[] kept = block;
     if (streams != null && stream != OrderedStreams.NONE && !table.isDropped()) {
       int rest = streams.write(stream, block, length);
       if (rest == length) {
@@ -77,12 +78,14 @@ final class SortedRuns {
       }
       if (rest > 0) {
         count = countPairs(block, rest, length);
-        block = Arrays.copyOfRange(block, rest, length);
-        length = block.length;
+        kept = Arrays.copyOfRange(block, rest, length);
+        length = kept.length;
+      } else if (!PackedBatch.nearlyFull(block, length)) {
+        kept = Arrays.copyOf(block, length); // a stream's batch comes whole: keep no more than its pairs
       }
     }
-    gather(block, length, count);
-    return true;
+    gather(kept, length, count);
+    return kept == block;
   }
 
   private static int countPairs(byte[] block, int from, int to) {

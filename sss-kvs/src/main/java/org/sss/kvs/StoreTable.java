@@ -593,16 +593,20 @@ public final class StoreTable {
 
   /** Marks the table dropped (once no operation uses it); the caller has removed the column family. */
   void markDropped() {
-    closeStreams();
     lifecycle.writeLock().lock();
     try {
       markDroppedLocked();
     } finally {
       lifecycle.writeLock().unlock();
     }
+    closeStreams();
   }
 
-  /** Forgets files of ordered streams; before the lifecycle lock (the lock order is runs, then lifecycle). */
+  /**
+   * Forgets files of ordered streams once the table is marked dropped, outside the lifecycle
+   * lock (the lock order is runs, then lifecycle): a writer holding the runs waits for
+   * compaction no longer, since the table refuses its use, and writes no new file.
+   */
   private void closeStreams() {
     if (runs != null) {
       runs.closeStreams();
@@ -630,7 +634,6 @@ public final class StoreTable {
    * the table dropped before any other operation can start, whether or not the step succeeded.
    */
   void drop(DropStep step) throws RocksDBException {
-    closeStreams();
     lifecycle.writeLock().lock();
     try {
       step.run();
@@ -639,6 +642,7 @@ public final class StoreTable {
         markDroppedLocked();
       } finally {
         lifecycle.writeLock().unlock();
+        closeStreams();
       }
     }
   }

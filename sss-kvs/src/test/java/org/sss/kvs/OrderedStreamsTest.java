@@ -165,4 +165,45 @@ class OrderedStreamsTest {
       assertTrue(e.getMessage().contains("dropped"), e.getMessage());
     }
   }
+
+  @Test
+  void thousandsOfStreams_eachAFewPairs_finishTheOldestFilesAndReadAsWritten(@TempDir Path dir) throws RocksDBException {
+    TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
+    int streams = 3_000;
+    try (NodeStore store = NodeStore.open(dir)) {
+      StoreTable t = jobOutput(store);
+      for (int round = 0; round < 2; round++) {
+        for (int writer = 1; writer <= streams; writer++) {
+          long key = writer * 10L + round; // each writer a range of its own, over all partitions
+          byte[][] p = pair(key, new byte[] {(byte) writer, (byte) round});
+          model.put(p[0], p[1]);
+          write(t, writer, List.<byte[][]>of(p));
+        }
+      }
+      store.commit("j1");
+      StoreTable out = store.require("out");
+      assertHolds(out, model);
+      assertEquals(0, out.levelZeroFiles(), "files of different writers share no key");
+    }
+  }
+
+  @Test
+  void aSmallBatchOfALargeArray_isGatheredCutToSize(@TempDir Path dir) {
+    TableOptions bulk = TableOptions.newBuilder().setDisableWal(true).setDisableAutoCompaction(true).build();
+    try (NodeStore store = NodeStore.open(dir)) {
+      StoreTable between = store.createForJob("j1", "sss-tmp-j1-1", bulk, "", false); // between stages: no streams
+      StoreTable output = jobOutput(store);
+      for (StoreTable t : List.of(between, output)) {
+        long before = SortedRuns.heldBytes();
+        PackedBatch b = t.newPackedBatch(1 << 20, PackedBatch.stream(0, 1));
+        b.put(pair(5, new byte[] {5})[0], new byte[] {5});
+        b.commit();
+        PackedBatch again = t.newPackedBatch(1 << 20, PackedBatch.stream(0, 1)); // not in order: gathered
+        again.put(pair(5, new byte[] {6})[0], new byte[] {6});
+        again.commit();
+        long held = SortedRuns.heldBytes() - before;
+        assertTrue(held < 64 << 10, t.name() + " holds " + held + " bytes for two pairs");
+      }
+    }
+  }
 }

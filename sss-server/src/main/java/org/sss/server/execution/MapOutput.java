@@ -62,6 +62,11 @@ final class MapOutput<KO, VO> implements TaskOutput<KO, VO> {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new StageAborted();
+      } catch (RuntimeException e) {
+        if (stage.stopping()) {
+          throw new StageAborted(); // the output was dropped under an aborted stage: not a failure of its own
+        }
+        throw e;
       }
     }
     return emitter;

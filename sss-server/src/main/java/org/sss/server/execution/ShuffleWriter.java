@@ -29,8 +29,14 @@ final class ShuffleWriter implements PairWriter {
   private final int copies;
   /** This writer's number among the stage's writers on this node: its batches form one stream. */
   private int stream;
-  /** Whether a pair was written since the stream began. */
-  private boolean written;
+  /** Bytes of pairs written since the stream began. */
+  private long streamBytes;
+  /**
+   * Bytes a stream holds at least before a new task begins another: a stream per tiny task (a
+   * job over thousands of small files) would leave a file per task and partition on every
+   * node. Tasks that share a stream share its files, whose key ranges may then overlap others'.
+   */
+  static final long MIN_STREAM_BYTES = 8L << 20;
   private final ByteBuf[] buffers;
   private final int[] counts;
   private PackedBatch local;
@@ -64,7 +70,7 @@ final class ShuffleWriter implements PairWriter {
       throw new IllegalArgumentException("partitioner returned partition " + partition
           + " outside [0, " + map.partitions() + ")");
     }
-    written = true;
+    streamBytes += key.length + value.length;
     shuffle.pairsShuffled.incrementAndGet();
     shuffle.bytesShuffled.addAndGet(key.length + value.length);
     // one uniquifier per pair, so that every copy of the output stores the same key
@@ -157,16 +163,16 @@ final class ShuffleWriter implements PairWriter {
 
   /**
    * Begins a new stream for the next task's pairs, when the output keeps writers' streams apart
-   * ({@code StoreTable.keepsStreams}): a task's keys are usually a range of their own (a split's
-   * offsets), a runner's several tasks together are not. Sends what is buffered first, so that
-   * no batch mixes two streams.
+   * ({@code StoreTable.keepsStreams}) and this one holds {@link #MIN_STREAM_BYTES}: a task's
+   * keys are usually a range of their own (a split's offsets), a runner's several tasks together
+   * are not. Sends what is buffered first, so that no batch mixes two streams.
    */
   void startStream() throws InterruptedException {
-    if (written && shuffle.localTable.keepsStreams()) {
+    if (streamBytes >= MIN_STREAM_BYTES && shuffle.localTable.keepsStreams()) {
       finish();
       local = null;
       stream = shuffle.newStream();
-      written = false;
+      streamBytes = 0;
     }
   }
 

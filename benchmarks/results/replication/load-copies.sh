@@ -1,0 +1,43 @@
+#!/bin/bash
+# usage: benchmarks/results/replication/load-copies.sh [ROUNDS] [SIZE]   (from the repository's top)
+# What a second copy costs a load: `bin/sss load` of one RandomTextWriter file (SIZE, default 1g)
+# into a new 3-process cluster (1 GiB heap each) keeping one copy, then one keeping two,
+# alternated ROUNDS times (default 3), a fresh cluster per load. The load's own report line is
+# kept; counts are compared with the file's lines. Also: the servers' CPU seconds by thread kind
+# (/proc/PID/task/*/stat, before and after the load), to show where the time goes.
+set -eu
+ROUNDS=${1:-3}
+SIZE=${2:-1g}
+T=${TMPDIR:-/tmp}/sss-load-copies
+rm -rf "$T"; mkdir -p "$T"
+trap 'bin/sss cluster stop --dir "$T/cluster" >/dev/null 2>&1 || true' EXIT
+bin/sss example randomtextwriter "$T/text.txt" --bytes "$SIZE" --seed 1 > "$T/rtw.log"
+bytes=$(stat -c %s "$T/text.txt")
+lines=$(wc -l < "$T/text.txt")
+cpu() { # pid... -> "thread-kind ticks" per line, summed
+  for p in "$@"; do for s in /proc/$p/task/*/stat; do cat "$s" 2>/dev/null; done; done \
+    | sed -E 's/^[0-9]+ \((.*)\) [A-Z] (.*)$/\1|\2/' \
+    | awk -F'|' '{split($2,f," "); k=$1; gsub(/[0-9]+/,"N",k); gsub(/ /,"_",k); t[k]+=f[12]+f[13]} END {for (k in t) print k, t[k]}' | sort
+}
+echo "file: $bytes bytes, $lines lines"
+echo "round,copies,seconds,MB/s,lines_counted,cpu_seconds_servers"
+for r in $(seq 1 "$ROUNDS"); do
+  for copies in 1 2; do
+    rm -rf "$T/cluster"
+    bin/sss cluster start --nodes 3 --replication "$copies" --dir "$T/cluster" --heap 1g > "$T/start.log"
+    pids=$(pgrep -f "$T/cluster/node-" | tr '\n' ' ')
+    sleep 2; sync
+    cpu $pids > "$T/cpu0"
+    bin/sss --cluster "$T/cluster/cluster.properties" load t "$T/text.txt" > "$T/load.log" 2>&1
+    cpu $pids > "$T/cpu1"
+    secs=$(grep -o '[0-9.]* s$' "$T/load.log" | tail -1 | cut -d' ' -f1)
+    n=$(bin/sss --cluster "$T/cluster/cluster.properties" count t)
+    total=$(join "$T/cpu0" "$T/cpu1" | awk '{s+=$3-$2} END {printf "%.1f", s/100}')
+    echo "$r,$copies,$secs,$(echo "$bytes / $secs / 1000000" | bc -l | xargs printf %.0f),$n,$total"
+    join "$T/cpu0" "$T/cpu1" | awk -v c="$copies" '$3-$2 >= 20 {printf "#   %d copies: %-24s %5.1f s\n", c, $1, ($3-$2)/100}' >> "$T/threads.txt"
+    [ "$n" = "$lines" ] || { echo "count $n, file has $lines lines"; exit 1; }
+    bin/sss cluster stop --dir "$T/cluster" > /dev/null
+  done
+done
+echo "# servers' CPU by thread kind, per load:"
+cat "$T/threads.txt"
