@@ -129,10 +129,10 @@ class OrderedStreamsTest {
   @Test
   void moreLanesThanOpenFiles_finishTheOldestAndGoOn(@TempDir Path dir) throws RocksDBException {
     TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
-    int partitions = OrderedStreams.MAX_OPEN_FILES + 100;
+    int partitions = OrderedStreams.MAX_OPEN_FILES + 20;
     try (NodeStore store = NodeStore.open(dir)) {
       StoreTable t = jobOutput(store);
-      for (int round = 0; round < 3; round++) {
+      for (int round = 0; round < 2; round++) {
         List<byte[][]> pairs = new ArrayList<>();
         for (int p = 0; p < partitions; p++) {
           byte[] stored = StoredKeys.storedKey(p, KeyCodec.encodeLong(round));
@@ -167,9 +167,9 @@ class OrderedStreamsTest {
   }
 
   @Test
-  void thousandsOfStreams_eachAFewPairs_finishTheOldestFilesAndReadAsWritten(@TempDir Path dir) throws RocksDBException {
+  void hundredsOfStreams_eachAFewPairs_finishTheOldestFilesAndReadAsWritten(@TempDir Path dir) throws RocksDBException {
     TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
-    int streams = 3_000;
+    int streams = OrderedStreams.MAX_OPEN_FILES + 200;
     try (NodeStore store = NodeStore.open(dir)) {
       StoreTable t = jobOutput(store);
       for (int round = 0; round < 2; round++) {
