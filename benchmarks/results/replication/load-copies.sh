@@ -17,7 +17,7 @@ lines=$(wc -l < "$T/text.txt")
 cpu() { # pid... -> "thread-kind ticks" per line, summed
   for p in "$@"; do for s in /proc/$p/task/*/stat; do cat "$s" 2>/dev/null; done; done \
     | sed -E 's/^[0-9]+ \((.*)\) [A-Z] (.*)$/\1|\2/' \
-    | awk -F'|' '{split($2,f," "); k=$1; gsub(/[0-9]+/,"N",k); gsub(/ /,"_",k); t[k]+=f[12]+f[13]} END {for (k in t) print k, t[k]}' | sort
+    | awk -F'|' '{split($2,f," "); k=$1; gsub(/[0-9]+/,"N",k); gsub(/ /,"_",k); t[k]+=f[11]+f[12]} END {for (k in t) print k, t[k]}' | sort
 }
 echo "file: $bytes bytes, $lines lines"
 echo "round,copies,seconds,MB/s,lines_counted,cpu_seconds_servers"
@@ -32,9 +32,11 @@ for r in $(seq 1 "$ROUNDS"); do
     cpu $pids > "$T/cpu1"
     secs=$(grep -o '[0-9.]* s$' "$T/load.log" | tail -1 | cut -d' ' -f1)
     n=$(bin/sss --cluster "$T/cluster/cluster.properties" count t)
-    total=$(join "$T/cpu0" "$T/cpu1" | awk '{s+=$3-$2} END {printf "%.1f", s/100}')
+    # threads started during the load count from 0 (join -a 2 -e 0 keeps them)
+    delta() { join -a 2 -e 0 -o 0,1.2,2.2 "$T/cpu0" "$T/cpu1" | awk '{print $1, $3-$2}'; }
+    total=$(delta | awk '{s+=$2} END {printf "%.1f", s/100}')
     echo "$r,$copies,$secs,$(echo "$bytes / $secs / 1000000" | bc -l | xargs printf %.0f),$n,$total"
-    join "$T/cpu0" "$T/cpu1" | awk -v c="$copies" '$3-$2 >= 20 {printf "#   %d copies: %-24s %5.1f s\n", c, $1, ($3-$2)/100}' >> "$T/threads.txt"
+    delta | sort -k2,2nr | awk -v c="$copies" -v r="$r" '$2 >= 20 {printf "#   round %d, %d copies: %-16s %5.1f s\n", r, c, $1, $2/100}' >> "$T/threads.txt"
     [ "$n" = "$lines" ] || { echo "count $n, file has $lines lines"; exit 1; }
     bin/sss cluster stop --dir "$T/cluster" > /dev/null
   done
