@@ -38,6 +38,11 @@ public final class WordCount {
    * (byte offset, line) in, (word, count) out.
    */
   public static Job jobOverFiles(Path files, String output, boolean combine) {
+    return jobOverFiles(files, output, combine, 0);
+  }
+
+  /** Like {@link #jobOverFiles(Path, String, boolean)} with {@code threads} tasks at once per node (0: the node's default). */
+  public static Job jobOverFiles(Path files, String output, boolean combine, int threads) {
     Job.Builder b = Job.named("wordcount")
         .jarByClass(WordCount.class)
         .inputText(files)
@@ -45,7 +50,7 @@ public final class WordCount {
     if (combine) {
       b.combine(Sum.class);
     }
-    return b.reduce(Sum.class, Serdes.STRING, Serdes.LONG).output(output).overwrite().build();
+    return b.reduce(Sum.class, Serdes.STRING, Serdes.LONG).output(output).overwrite().threads(threads).build();
   }
 
   /** Emits (word, 1) per token. */

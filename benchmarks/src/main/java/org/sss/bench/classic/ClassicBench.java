@@ -57,10 +57,17 @@ public final class ClassicBench {
    * One run of one job on one engine: whether it was a warm-up (untimed, in no median), its
    * number among the warm-ups or the timed runs (0-based), seconds of each phase (null when the
    * phase does not apply), whether its output matched, and a note (estimates, words, why it was
-   * skipped).
+   * skipped). {@code fileToFile} is WordCount from its input file to an output file: Hadoop's and
+   * Spark's job itself, SSS's job over the file's splits with its output dumped to a file.
    */
   public record Outcome(String job, String param, String value, String engine, boolean warmup, int run, Double start,
-                        Double load, Double jobSeconds, boolean verified, String note) {
+                        Double load, Double jobSeconds, Double fileToFile, boolean verified, String note) {
+    /** An outcome with no file-to-file figure. */
+    public Outcome(String job, String param, String value, String engine, boolean warmup, int run, Double start,
+                   Double load, Double jobSeconds, boolean verified, String note) {
+      this(job, param, value, engine, warmup, run, start, load, jobSeconds, null, verified, note);
+    }
+
     public boolean ran() {
       return jobSeconds != null;
     }
@@ -224,7 +231,8 @@ public final class ClassicBench {
   private Outcome say(Outcome o) {
     String phases = (o.start() == null ? "" : String.format(Locale.ROOT, "start %.2f s, ", o.start()))
         + (o.load() == null ? "" : String.format(Locale.ROOT, "load %.2f s, ", o.load()))
-        + (o.jobSeconds() == null ? "" : String.format(Locale.ROOT, "job %.2f s, ", o.jobSeconds()));
+        + (o.jobSeconds() == null ? "" : String.format(Locale.ROOT, "job %.2f s, ", o.jobSeconds()))
+        + (o.fileToFile() == null ? "" : String.format(Locale.ROOT, "file to file %.2f s, ", o.fileToFile()));
     String run = o.warmup() ? " warm-up " + (o.run() + 1) : o.ran() || o.note().startsWith("failed")
         ? " #" + (o.run() + 1) : "";
     progress.say(o.job() + " " + o.engine() + run + ": " + phases
@@ -339,7 +347,8 @@ public final class ClassicBench {
    * One WordCount run, before the outputs are compared across engines: its times, whether its
    * output differed from the engine's first run's (empty when the same), and the engine's note.
    */
-  private record WordCountRun(Run run, Double start, Double load, double job, String differsFromFirst, String note) {}
+  private record WordCountRun(Run run, Double start, Double load, double job, Double fileToFile, String differsFromFirst,
+                              String note) {}
 
   /** Every run's outputs of one engine, compared with its first run's as they come. */
   private static final class EngineOutputs {
@@ -377,7 +386,7 @@ public final class ClassicBench {
               double s = hadoop.wordCount(text, dir, progress);
               progress.phase("verify");
               String diff = mine.add(WordCounts.sorted(WordCounts.lines(WordCounts.parts(dir, "part-r-"))));
-              mine.runs.add(new WordCountRun(run, null, null, s, diff, threads + " map threads, " + threads
+              mine.runs.add(new WordCountRun(run, null, null, s, s, diff, threads + " map threads, " + threads
                   + " reduce tasks"));
               HadoopClassic.deleteTree(dir);
             }
@@ -404,7 +413,7 @@ public final class ClassicBench {
             for (SparkClassic.Result r : rs) {
               String diff = mine.add(WordCounts.sorted(WordCounts.lines(WordCounts.parts(r.output(), "part-"))));
               Run run = Run.of(plan, r.warmup() ? r.run() : plan.warmups() + r.run());
-              mine.runs.add(new WordCountRun(run, r.contextSeconds(), null, r.jobSeconds(), diff,
+              mine.runs.add(new WordCountRun(run, r.contextSeconds(), null, r.jobSeconds(), r.jobSeconds(), diff,
                   String.format(Locale.ROOT, "local[%d]; one JVM and context for all %d runs, context started in "
                   + "%.2f s once; process %.1f s in all", threads, rs.size(), r.contextSeconds(), r.processSeconds())));
             }
@@ -463,7 +472,7 @@ public final class ClassicBench {
             : "differs from " + refName + ": " + diff)
             + (r.differsFromFirst().isEmpty() ? "" : "; " + r.differsFromFirst());
         Outcome o = new Outcome(ClassicPlan.WORDCOUNT, param, value, engine, r.run().warmup(), r.run().index(),
-            r.start(), r.load(), r.job(), ok, note);
+            r.start(), r.load(), r.job(), r.fileToFile(), ok, note);
         done.add(say(o));
         report.append(o);
       }
@@ -471,12 +480,18 @@ public final class ClassicBench {
     return inEngineOrder(done, plan.engines());
   }
 
-  /** One SSS WordCount run: the file loaded into a table (load), then the job (job), then its output dumped. */
+  /**
+   * One SSS WordCount run: the file loaded into a table (load), then the job (job), then its
+   * output dumped; then, timed as one, the job over the file's splits and its output dumped to a
+   * file (file to file, as {@code bin/sss example wordcount IN OUT} runs it), compared with the
+   * first.
+   */
   private WordCountRun sssWordCount(ClassicPlan plan, SssCluster cluster, Path work, Path text, Run run,
                                     EngineOutputs mine) throws Exception {
     String id = Long.toHexString(System.nanoTime());
     String in = "classic-wc-in-" + id;
     String outTable = "classic-wc-out-" + id;
+    String fromFile = "classic-wc-file-" + id;
     try (SssClient client = cluster.client()) {
       try {
         progress.phase("load");
@@ -493,12 +508,23 @@ public final class ClassicBench {
         boolean inOrder = WordCounts.isSorted(got);
         String diff = mine.add(WordCounts.sorted(got));
         Files.deleteIfExists(dump);
-        return new WordCountRun(run, null, load, timed.seconds(), diff, String.format(Locale.ROOT,
+        progress.phase("file to file");
+        Path fileOut = work.resolve("sss-wordcount-from-file.txt");
+        long t1 = System.nanoTime();
+        JobClock.sss(client, WordCount.jobOverFiles(text, fromFile, true, plan.threadsPerNode()), listener());
+        BulkIO.dump(client, fromFile, fileOut, n -> { });
+        double fileToFile = (System.nanoTime() - t1) / 1e9;
+        progress.phase("verify");
+        String fileDiff = WordCounts.difference(WordCounts.sorted(got), WordCounts.sorted(WordCounts.lines(List.of(fileOut))));
+        Files.deleteIfExists(fileOut);
+        diff = diff.isEmpty() && !fileDiff.isEmpty() ? "file to file differs from the stored table's: " + fileDiff : diff;
+        return new WordCountRun(run, null, load, timed.seconds(), fileToFile, diff, String.format(Locale.ROOT,
             "%,d lines loaded; dump %s Hadoop's key order; %s", lines, inOrder ? "already in" : "NOT in",
             stageNote(timed.value())));
       } finally {
         client.dropTable(in, true);
         client.dropTable(outTable, true);
+        client.dropTable(fromFile, true);
       }
     }
   }

@@ -58,7 +58,7 @@ public final class ClassicReport {
   }
 
   /**
-   * Appends an outcome's rows (start, load, job: those that apply); a run that failed gets one
+   * Appends an outcome's rows (start, load, job, file-to-file: those that apply); a run that failed gets one
    * job row with no seconds, so that every run is there.
    */
   public void append(ClassicBench.Outcome o) throws IOException {
@@ -76,6 +76,10 @@ public final class ClassicReport {
     }
     rows.append(prefix).append(",job,").append(o.ran() ? sec(o.jobSeconds()) : "").append(',')
         .append(o.ran() && o.verified()).append('\n');
+    if (o.fileToFile() != null) {
+      rows.append(prefix).append(",file-to-file,").append(sec(o.fileToFile())).append(',').append(o.verified())
+          .append('\n');
+    }
     Files.writeString(dir.resolve("results.csv"), rows.toString(), StandardCharsets.UTF_8, StandardOpenOption.APPEND);
   }
 
@@ -113,11 +117,12 @@ public final class ClassicReport {
    */
   public static String table(List<ClassicBench.Outcome> outcomes, boolean markdown) {
     List<String> header = List.of("job", "input", "engine", "start s", "load s", "job s", "job range", "runs",
-        "job / SSS job", "verified");
+        "job / SSS job", "file to file s", "file to file / SSS", "verified");
     List<List<String>> rows = new ArrayList<>();
     for (Map<String, List<ClassicBench.Outcome>> byEngine : groups(outcomes).values()) {
       List<ClassicBench.Outcome> sssRuns = byEngine.getOrDefault("sss", List.of());
       double sss = spread(sssRuns, ClassicBench.Outcome::jobSeconds).median();
+      double sssFiles = spread(sssRuns, ClassicBench.Outcome::fileToFile).median();
       for (Map.Entry<String, List<ClassicBench.Outcome>> e : byEngine.entrySet()) {
         List<ClassicBench.Outcome> os = e.getValue();
         ClassicBench.Outcome first = os.get(0);
@@ -126,13 +131,16 @@ public final class ClassicReport {
         boolean failed = os.stream().anyMatch(o -> !o.ran() && !o.skipped());
         String ratio = job.runs() == 0 || Double.isNaN(sss) || e.getKey().equals("sss") ? "-"
             : String.format(Locale.ROOT, "%.1fx", job.median() / sss);
+        Spread files = spread(os, ClassicBench.Outcome::fileToFile);
+        String filesRatio = files.runs() == 0 || Double.isNaN(sssFiles) || e.getKey().equals("sss") ? "-"
+            : String.format(Locale.ROOT, "%.1fx", files.median() / sssFiles);
         boolean unverified = os.stream().anyMatch(o -> o.timed() && o.ran() && !o.verified());
         long warm = os.stream().filter(o -> o.warmup() && o.ran()).count();
         rows.add(List.of(first.job(), first.value(), e.getKey(), cell(spread(os, ClassicBench.Outcome::start)),
             cell(spread(os, ClassicBench.Outcome::load)), job.runs() > 0 ? cell(job) + (failed ? " (FAILED runs)" : "")
                 + (unverified ? " (UNVERIFIED runs)" : "") : first.skipped() ? "n/a" : unverified ? "UNVERIFIED"
                 : "FAILED", job.range(), ran ? job.runs() + (warm > 0 ? " + " + warm + " warm-up" : "") : "-", ratio,
-            ran ? (os.stream().allMatch(o -> !o.ran() || o.verified()) ? "yes" : "NO") : "-"));
+            cell(files), filesRatio, ran ? (os.stream().allMatch(o -> !o.ran() || o.verified()) ? "yes" : "NO") : "-"));
       }
     }
     return format(header, rows, markdown);
@@ -239,12 +247,13 @@ public final class ClassicReport {
 
   /** The warm-up runs (untimed, in no median): job, engine, seconds, verified. */
   static String warmupTable(List<ClassicBench.Outcome> outcomes, boolean markdown) {
-    List<String> header = List.of("job", "input", "engine", "start s", "load s", "job s", "run", "verified");
+    List<String> header = List.of("job", "input", "engine", "start s", "load s", "job s", "file to file s", "run",
+        "verified");
     List<List<String>> rows = new ArrayList<>();
     for (ClassicBench.Outcome o : outcomes) {
       if (o.warmup()) {
         rows.add(List.of(o.job(), o.value(), o.engine(), cell(o.start()), cell(o.load()),
-            o.ran() ? cell(o.jobSeconds()) : "FAILED", runName(o), o.ran() ? (o.verified() ? "yes" : "NO") : "-"));
+            o.ran() ? cell(o.jobSeconds()) : "FAILED", cell(o.fileToFile()), runName(o), o.ran() ? (o.verified() ? "yes" : "NO") : "-"));
       }
     }
     return rows.isEmpty() ? "" : format(header, rows, markdown);
@@ -305,7 +314,10 @@ public final class ClassicReport {
     md.append("Wall-clock seconds seen by the client. *start*: Spark's context (its JVM start not counted; once per "
         + "JVM, and all of a job's Spark runs share one); *load*: SSS storing the WordCount input file in a table "
         + "(Hadoop and Spark read the file as it is); *job*: from submission to the written output (Pi: the whole "
-        + "estimate, input and output included, for both engines). A job's end is seen the same way on SSS and "
+        + "estimate, input and output included, for both engines); *file to file*: WordCount from its input file to "
+        + "its output in a file, the way a user with a file meets each engine (Hadoop and Spark: their job itself; "
+        + "SSS: its job over the file's splits, as `bin/sss example wordcount IN OUT` runs it, and the output dumped "
+        + "to a file, compared with the stored run's). A job's end is seen the same way on SSS and "
         + "Hadoop: SSS's jobs by the benchmark's " + JobClock.POLL_MILLIS + " ms poll of the job's completion (Pi: "
         + "the example's own wait), Hadoop's by the same poll or by Hadoop's own `waitForCompletion` set to poll every "
         + JobClock.POLL_MILLIS + " ms (its default is 1 s); Spark's action returns when its output is written. "
