@@ -96,16 +96,21 @@ class ClassicBenchTest {
         assertEquals(List.of(true, false, false), mine.stream().map(ClassicBench.Outcome::warmup).toList(),
             job + " " + engine + ": a warm-up first, then the timed runs");
         assertEquals(List.of(0, 0, 1), mine.stream().map(ClassicBench.Outcome::run).toList());
+        // WordCount from file to file on every engine (SSS: over the file's splits, its output dumped)
+        assertEquals(job.equals(ClassicPlan.WORDCOUNT), mine.stream().allMatch(o -> o.fileToFile() != null),
+            job + " " + engine + ": " + mine);
       }
     }
     List<String> csv = Files.readAllLines(dir.resolve("out/results.csv"));
     assertEquals(org.sss.bench.synthetic.Report.CSV_HEADER, csv.get(0));
     String all = String.join("\n", csv);
     assertTrue(all.contains("wordcount,input,") && all.contains(",sss,true,timed,2,load,")
-        && all.contains(",hadoop,true,warmup,1,job,") && all.contains("pi,maps x samples,3 x 1000,hadoop,true,timed,2,job,"),
+        && all.contains(",hadoop,true,warmup,1,job,") && all.contains("pi,maps x samples,3 x 1000,hadoop,true,timed,2,job,")
+        && all.contains(",sss,true,timed,2,file-to-file,") && all.contains(",hadoop,true,timed,1,file-to-file,"),
         all);
     String table = ClassicReport.table(out, false);
-    assertTrue(table.contains("job range") && table.contains("2 + 1 warm-up"), table);
+    assertTrue(table.contains("job range") && table.contains("2 + 1 warm-up") && table.contains("file to file / SSS"),
+        table);
     String md = report.section(plan, out);
     assertTrue(md.contains("| wordcount |"), md);
     assertTrue(md.contains("median of 2 timed runs") && md.contains("Warm-up runs (untimed"), md);
