@@ -608,7 +608,7 @@ public final class NodeStore implements AutoCloseable {
     t.retain(); // for the background column family drop below
     try {
       // waits for the table's operations under way; later ones see it dropped
-      t.drop(() -> db.write(sync, entry));
+      t.drop(() -> db.write(sync, entry), background);
     } catch (RocksDBException | RuntimeException e) {
       t.release();
       throw e;

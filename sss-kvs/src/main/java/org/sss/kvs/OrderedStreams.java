@@ -45,7 +45,8 @@ final class OrderedStreams {
   /**
    * Files being written at once per table (each holds a write buffer): past this many, the file
    * opened first is finished, and its lane goes on in a new file when it writes again. A stream
-   * is usually one task's, so the oldest files are those of tasks that ended.
+   * is one task's or a few tasks' in a row, so the oldest files are mostly those of tasks that
+   * ended.
    */
   static final int MAX_OPEN_FILES = 256;
   /** Bytes after which a stream's file of a partition is finished and a new one begun. */
@@ -55,8 +56,8 @@ final class OrderedStreams {
   private final Map<Long, Stream> streams = new HashMap<>();
   /** Files finished (rolled over) and waiting for the next ingest. */
   private final List<Written> finished = new ArrayList<>();
-  /** Lanes in the order their files were opened (a lane whose file was finished since is skipped). */
-  private final ArrayDeque<Lane> open = new ArrayDeque<>();
+  /** Files in the order they were opened, with their lanes (one finished since is skipped). */
+  private final ArrayDeque<Opened> open = new ArrayDeque<>();
   private int openFiles;
   private boolean closed;
 
@@ -121,7 +122,7 @@ final class OrderedStreams {
         finishOldest();
       }
       lane.open(new RunFile(table, false), block, keyAt, keyLength);
-      open.add(lane);
+      open.add(new Opened(lane, lane.file));
       openFiles++;
     }
     lane.file.put(block, keyAt, keyLength, valueAt, valueLength);
@@ -137,11 +138,13 @@ final class OrderedStreams {
   }
 
   private void finishOldest() {
-    for (Lane lane = open.poll(); lane != null; lane = open.poll()) {
-      if (lane.file != null) {
-        finish(lane);
+    for (Opened o = open.peek(); o != null; o = open.peek()) {
+      if (o.lane().file == o.file()) {
+        finish(o.lane()); // first: if it fails, the file stays where ingestAll finds it
+        open.poll();
         return;
       }
+      open.poll();
     }
   }
 
@@ -157,11 +160,10 @@ final class OrderedStreams {
     if (openFiles == 0 && finished.isEmpty()) {
       return; // every read of the table comes here (a seal): it must cost nothing when idle
     }
-    for (Lane lane = open.poll(); lane != null; lane = open.poll()) {
-      if (lane.file != null) {
-        finish(lane);
-      }
+    for (Stream s : streams.values()) {
+      finishAll(s);
     }
+    open.clear();
     ingestFinished();
   }
 
@@ -178,11 +180,9 @@ final class OrderedStreams {
     finished.clear();
     try {
       List<List<RunFile>> layers = layers(files);
-      for (int i = 0; i < layers.size(); i++) {
-        if (i > 0) {
-          RunFile.awaitLevelZero(table); // layers past the levels below land in level 0
-        }
-        RunFile.ingestTogether(table, layers.get(i));
+      for (List<RunFile> layer : layers) {
+        RunFile.awaitLevelZero(table); // a layer over keys the table holds lands in level 0
+        RunFile.ingestTogether(table, layer);
       }
     } finally {
       for (Written w : files) {
@@ -301,6 +301,9 @@ final class OrderedStreams {
       return w;
     }
   }
+
+  /** A file a lane opened. */
+  private record Opened(Lane lane, RunFile file) {}
 
   /** A file, the first and last keys in it, and the bytes of its keys and values. */
   record Written(RunFile file, byte[] first, byte[] last, long bytes) {}

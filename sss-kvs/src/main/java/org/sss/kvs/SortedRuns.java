@@ -161,6 +161,11 @@ final class SortedRuns {
     }
   }
 
+  /** Whether writes of streams go to {@link OrderedStreams} (a job's output), not only to runs. */
+  boolean keepsStreams() {
+    return streams != null;
+  }
+
   private void ingestGathered(Records records) {
     try {
       store(records.resident());

@@ -6,6 +6,8 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -130,7 +132,7 @@ public final class StoreTable {
    * its own range.
    */
   public boolean keepsStreams() {
-    return runs != null && !isBulk(options);
+    return runs != null && runs.keepsStreams();
   }
 
   /** How a write is logged now: a job's table is not, until it is committed under its name. */
@@ -604,11 +606,12 @@ public final class StoreTable {
 
   /**
    * Forgets files of ordered streams once the table is marked dropped, outside the lifecycle
-   * lock (the lock order is runs, then lifecycle): a writer holding the runs waits for
-   * compaction no longer, since the table refuses its use, and writes no new file.
+   * lock (the lock order is runs, then lifecycle). It takes the runs' lock, which a writer may
+   * hold for seconds (storing a run): a drop under the node's DDL lock hands it to
+   * {@code later} instead.
    */
   private void closeStreams() {
-    if (runs != null) {
+    if (runs != null && runs.keepsStreams()) {
       runs.closeStreams();
     }
   }
@@ -631,9 +634,10 @@ public final class StoreTable {
 
   /**
    * Runs {@code step} (removing the column family) once no operation uses the table, and marks
-   * the table dropped before any other operation can start, whether or not the step succeeded.
+   * the table dropped before any other operation can start, whether or not the step succeeded;
+   * its streams' files are forgotten on {@code later}.
    */
-  void drop(DropStep step) throws RocksDBException {
+  void drop(DropStep step, Executor later) throws RocksDBException {
     lifecycle.writeLock().lock();
     try {
       step.run();
@@ -642,7 +646,13 @@ public final class StoreTable {
         markDroppedLocked();
       } finally {
         lifecycle.writeLock().unlock();
-        closeStreams();
+        if (runs != null && runs.keepsStreams()) {
+          try {
+            later.execute(runs::closeStreams);
+          } catch (RejectedExecutionException e) {
+            runs.closeStreams(); // the store is closing: its writers are done
+          }
+        }
       }
     }
   }

@@ -84,6 +84,9 @@ final class MapOutput<KO, VO> implements TaskOutput<KO, VO> {
         writer.write(keySerde.encodeKey(k), valueSerde.encodeValue(v));
       }
     } catch (RuntimeException e) {
+      if (stage.stopping()) {
+        throw new StageAborted(); // e.g. the output dropped under an aborted stage
+      }
       throw e;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
