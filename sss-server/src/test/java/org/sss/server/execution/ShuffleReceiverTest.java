@@ -152,6 +152,38 @@ class ShuffleReceiverTest {
     assertSameContents(model(all), contents(t));
   }
 
+  /**
+   * Batches of one sending writer (a stream) whose keys rise go into files of their own as they
+   * arrive, not into memory (a job's output: {@code OrderedStreams}); a later batch of that
+   * writer rewriting some keys still wins.
+   */
+  @Test
+  void batchesOfOneStreamInKeyOrder_goToFilesAsTheyCome_andALaterRewriteWins() throws java.io.IOException {
+    StoreTable t = table(false);
+    List<byte[][]> ascending = new ArrayList<>();
+    model(pairs(300, false)).forEach((k, v) -> ascending.add(new byte[][] {k, v}));
+    List<byte[][]> rewrite = new ArrayList<>();
+    for (int i = 0; i < 300; i += 6) {
+      rewrite.add(new byte[][] {ascending.get(i)[0], new byte[] {(byte) i, 7}});
+    }
+    for (List<byte[][]> part : List.of(ascending.subList(0, 150), ascending.subList(150, 300), rewrite)) {
+      ByteBuf body = body(part);
+      try {
+        receiver.write(batch(t.name(), part.size()).toBuilder().setStream(1).build(), body);
+      } finally {
+        body.release();
+      }
+      if (part != rewrite) {
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(dir.resolve("ingest"))) {
+          assertTrue(files.findAny().isPresent(), "the stream's pairs are in files before any seal");
+        }
+      }
+    }
+    List<byte[][]> all = new ArrayList<>(ascending);
+    all.addAll(rewrite);
+    assertSameContents(model(all), contents(t));
+  }
+
   /** Sends {@code pairs} announced as {@code announced} and expects a refusal with nothing written. */
   private StoreException refused(StoreTable t, List<byte[][]> pairs, int announced, ErrorCode code, String says) {
     return refused(t, body(pairs), announced, code, says);
