@@ -161,7 +161,8 @@ public final class ResultTables implements Callable<Integer> {
   /** Per job and engine: medians of the timed runs' phases, the job's range, and SSS's job time against it. */
   static String classicJobs(Csv results) {
     StringBuilder t = new StringBuilder("| job | input | engine | start s | load s | job s | job range | job / SSS job "
-        + "| verified |\n|---|---|---|---:|---:|---:|---:|---:|---|\n");
+        + "| file to file s | file to file range | file to file / SSS | verified |\n"
+        + "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     Map<String, Map<String, Map<String, List<Double>>>> byJob = new LinkedHashMap<>();
     Map<String, int[]> runs = new LinkedHashMap<>();
     for (String[] r : results.rows) {
@@ -181,23 +182,29 @@ public final class ResultTables implements Callable<Integer> {
           .computeIfAbsent(results.get(r, "phase"), k -> new ArrayList<>()).add(results.number(r, "seconds"));
     }
     for (Map.Entry<String, Map<String, Map<String, List<Double>>>> job : byJob.entrySet()) {
-      List<Double> sssJob = job.getValue().getOrDefault("sss", Map.of()).get("job");
+      Map<String, List<Double>> sss = job.getValue().getOrDefault("sss", Map.of());
       for (Map.Entry<String, Map<String, List<Double>>> e : job.getValue().entrySet()) {
         String[] name = job.getKey().split("\\|");
-        List<Double> jobTimes = e.getValue().get("job");
+        boolean isSss = e.getKey().equals("sss");
         t.append("| ").append(name[0]).append(" | ").append(name[1]).append(" | ").append(engineName(e.getKey()))
             .append(" | ").append(medianOrDash(e.getValue().get("start")))
             .append(" | ").append(medianOrDash(e.getValue().get("load")))
-            .append(" | ").append(medianOrDash(jobTimes))
-            .append(" | ").append(jobTimes == null ? "-" : String.format(Locale.ROOT, "%.2f–%.2f",
-                jobTimes.stream().mapToDouble(d -> d).min().orElseThrow(),
-                jobTimes.stream().mapToDouble(d -> d).max().orElseThrow()))
-            .append(" | ").append(e.getKey().equals("sss") || sssJob == null || jobTimes == null ? "-"
-                : ratio(median(jobTimes) / median(sssJob)))
+            .append(phaseCells(e.getValue().get("job"), isSss ? null : sss.get("job")))
+            .append(phaseCells(e.getValue().get("file-to-file"), isSss ? null : sss.get("file-to-file")))
             .append(" | ").append(verifiedRuns(runs.get(job.getKey() + "|" + e.getKey()))).append(" |\n");
       }
     }
     return t.toString();
+  }
+
+  /** A phase's median, range and ratio to SSS's median (none for SSS's own row, or without SSS's figure). */
+  private static String phaseCells(List<Double> times, List<Double> sssTimes) {
+    if (times == null) {
+      return " | - | - | -";
+    }
+    return " | " + medianOrDash(times) + " | " + String.format(Locale.ROOT, "%.2f–%.2f",
+        times.stream().mapToDouble(d -> d).min().orElseThrow(), times.stream().mapToDouble(d -> d).max().orElseThrow())
+        + " | " + (sssTimes == null ? "-" : ratio(median(times) / median(sssTimes)));
   }
 
   /** Per shape: the client through 3 processes against raw RocksDB, for puts and full scans. */

@@ -55,11 +55,17 @@ class ResultTablesTest {
         pi,maps,8,sss,true,timed,3,job,2.0,true
         pi,maps,8,hadoop,true,timed,1,job,5.0,true
         pi,maps,8,hadoop,true,timed,2,job,6.0,false
+        wordcount,input,1 MiB,sss,true,timed,1,job,2.0,true
+        wordcount,input,1 MiB,sss,true,timed,1,file-to-file,1.0,true
+        wordcount,input,1 MiB,spark,true,timed,1,job,3.0,true
+        wordcount,input,1 MiB,spark,true,timed,1,file-to-file,3.0,true
         """);
     String rendered = ResultTables.render("<!-- table: classic-jobs -->\n<!-- end table -->", dir);
-    assertTrue(rendered.contains("| pi | 8 | SSS | - | - | 2.00 | 1.00–3.00 | - | yes |"), rendered);
-    assertTrue(rendered.contains("| pi | 8 | Hadoop | - | - | 5.00 | 5.00–5.00 | 2.50x | 1 of 2 |"),
+    assertTrue(rendered.contains("| pi | 8 | SSS | - | - | 2.00 | 1.00–3.00 | - | - | - | - | yes |"), rendered);
+    assertTrue(rendered.contains("| pi | 8 | Hadoop | - | - | 5.00 | 5.00–5.00 | 2.50x | - | - | - | 1 of 2 |"),
         "an unverified run is in no median, range or ratio: " + rendered);
+    assertTrue(rendered.contains("| wordcount | 1 MiB | Spark | - | - | 3.00 | 3.00–3.00 | 1.50x | 3.00 | 3.00–3.00 | 3.00x | yes |"),
+        "file to file, against SSS's own file-to-file figure: " + rendered);
   }
 
   @Test
