@@ -106,12 +106,8 @@ final class OrderedStreams {
     if (valueLength >= StoreTable.LARGE_VALUE_BYTES || keyLength < StoredKeys.PREFIX_BYTES) {
       return false; // a large value goes through the memtable into a blob file (SortedRuns.store)
     }
-    int partition = (block[keyAt] & 0xFF) << 8 | block[keyAt + 1] & 0xFF;
-    Lane lane = s.lanes.get(partition);
-    if (lane == null) {
-      lane = new Lane();
-      s.lanes.put(partition, lane);
-    } else if (lane.last != null && Arrays.compareUnsigned(block, keyAt, keyAt + keyLength, lane.last, 0, lane.lastLength) <= 0) {
+    Lane lane = s.lane((block[keyAt] & 0xFF) << 8 | block[keyAt + 1] & 0xFF);
+    if (lane.last != null && Arrays.compareUnsigned(block, keyAt, keyAt + keyLength, lane.last, 0, lane.lastLength) <= 0) {
       return false;
     }
     if (lane.file != null && lane.fileBytes >= MAX_FILE_BYTES) {
@@ -168,8 +164,8 @@ final class OrderedStreams {
   }
 
   private void finishAll(Stream s) {
-    for (Lane lane : s.lanes.values()) {
-      if (lane.file != null) {
+    for (Lane lane : s.lanes) {
+      if (lane != null && lane.file != null) {
         finish(lane);
       }
     }
@@ -221,8 +217,8 @@ final class OrderedStreams {
   void close() {
     closed = true;
     for (Stream s : streams.values()) {
-      for (Lane lane : s.lanes.values()) {
-        if (lane.file != null) {
+      for (Lane lane : s.lanes) {
+        if (lane != null && lane.file != null) {
           lane.file.close();
           lane.file = null;
         }
@@ -244,8 +240,8 @@ final class OrderedStreams {
       n += w.file().pairs();
     }
     for (Stream s : streams.values()) {
-      for (Lane lane : s.lanes.values()) {
-        n += lane.file == null ? 0 : lane.file.pairs();
+      for (Lane lane : s.lanes) {
+        n += lane == null || lane.file == null ? 0 : lane.file.pairs();
       }
     }
     return n;
@@ -258,8 +254,8 @@ final class OrderedStreams {
       n += w.bytes();
     }
     for (Stream s : streams.values()) {
-      for (Lane lane : s.lanes.values()) {
-        n += lane.file == null ? 0 : lane.fileBytes;
+      for (Lane lane : s.lanes) {
+        n += lane == null || lane.file == null ? 0 : lane.fileBytes;
       }
     }
     return n;
@@ -267,8 +263,21 @@ final class OrderedStreams {
 
   /** One writer's pairs, per partition. */
   private static final class Stream {
-    final Map<Integer, Lane> lanes = new HashMap<>();
+    /** By partition (a stored key's first two bytes); grown to the highest partition written. */
+    Lane[] lanes = new Lane[0];
     boolean broken;
+
+    /** The lane of {@code partition}, made on first use: an array lookup per pair, no boxing. */
+    Lane lane(int partition) {
+      if (partition >= lanes.length) {
+        lanes = Arrays.copyOf(lanes, Math.max(partition + 1, lanes.length * 2));
+      }
+      Lane lane = lanes[partition];
+      if (lane == null) {
+        lane = lanes[partition] = new Lane();
+      }
+      return lane;
+    }
   }
 
   /** One writer's pairs of one partition: the file they go to now, and the last key written. */

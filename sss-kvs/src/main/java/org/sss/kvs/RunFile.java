@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
@@ -148,19 +149,28 @@ public final class RunFile implements AutoCloseable {
         table.sealRuns(); // before the lifecycle lock: the lock order is runs, then lifecycle
       }
       awaitLevelZero(table);
-      Lock lock = table.use();
-      try (IngestExternalFileOptions ingest = new IngestExternalFileOptions().setMoveFiles(true)) {
-        table.db().ingestExternalFile(table.handle(), List.of(file.toString()), ingest);
-        if (table.runs() != null && table.options().getDisableAutoCompaction() && table.levelZeroFiles() > MAX_RUNS) {
-          mergeRuns();
-        }
-      } catch (RocksDBException e) {
-        throw table.storageError("ingesting a sorted run", e);
-      } finally {
-        lock.unlock();
-      }
+      ingestFiles(table, List.of(file.toString()), true);
     } finally {
       close();
+    }
+  }
+
+  /**
+   * One ingest of {@code paths} (files that share no key) under the table's lifecycle lock;
+   * with {@code mayMerge}, a bulk table holding more than {@link #MAX_RUNS} runs merges them.
+   */
+  private static void ingestFiles(StoreTable table, List<String> paths, boolean mayMerge) {
+    Lock lock = table.use();
+    try (IngestExternalFileOptions ingest = new IngestExternalFileOptions().setMoveFiles(true)) {
+      table.db().ingestExternalFile(table.handle(), paths, ingest);
+      if (mayMerge && table.runs() != null && table.options().getDisableAutoCompaction()
+          && table.levelZeroFiles() > MAX_RUNS) {
+        mergeRuns(table);
+      }
+    } catch (RocksDBException e) {
+      throw table.storageError("ingesting sorted files", e);
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -192,23 +202,15 @@ public final class RunFile implements AutoCloseable {
    */
   static void ingestTogether(StoreTable table, List<RunFile> files) {
     try {
-      List<String> paths = new java.util.ArrayList<>(files.size());
+      List<String> paths = new ArrayList<>(files.size());
       for (RunFile f : files) {
         f.finishWriting();
         if (f.pairs > 0) {
           paths.add(f.file.toString());
         }
       }
-      if (paths.isEmpty()) {
-        return;
-      }
-      Lock lock = table.use();
-      try (IngestExternalFileOptions ingest = new IngestExternalFileOptions().setMoveFiles(true)) {
-        table.db().ingestExternalFile(table.handle(), paths, ingest);
-      } catch (RocksDBException e) {
-        throw table.storageError("ingesting sorted files", e);
-      } finally {
-        lock.unlock();
+      if (!paths.isEmpty()) {
+        ingestFiles(table, paths, false);
       }
     } finally {
       for (RunFile f : files) {
@@ -263,7 +265,7 @@ public final class RunFile implements AutoCloseable {
   }
 
   /** Merges every run of this bulk table into the bottom level (its automatic compaction is off). */
-  private void mergeRuns() throws RocksDBException {
+  private static void mergeRuns(StoreTable table) throws RocksDBException {
     try (CompactRangeOptions all = new CompactRangeOptions()
         .setBottommostLevelCompaction(CompactRangeOptions.BottommostLevelCompaction.kForceOptimized)) {
       table.db().compactRange(table.handle(), null, null, all);

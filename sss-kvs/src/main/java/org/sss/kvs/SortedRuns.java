@@ -108,7 +108,6 @@ final class SortedRuns {
       return;
     }
     if (bytes >= MAX_RUN_BYTES || pairs >= MAX_RUN_PAIRS || held > BUDGET && bytes >= MIN_RUN_BYTES) {
-      storeResident();
       ingestGathered(Records.parse(batches, (int) pairs)); // the streams' files go on: they hold no memory
     }
   }

@@ -62,6 +62,16 @@ class OrderedStreamsTest {
     }
   }
 
+  /** Commits job j1, checks its output against the model and that level 0 holds no file; returns the output. */
+  private static StoreTable assertCommittedOutsideLevelZero(NodeStore store, TreeMap<byte[], byte[]> model, String why)
+      throws RocksDBException {
+    store.commit("j1");
+    StoreTable out = store.require("out");
+    assertHolds(out, model);
+    assertEquals(0, out.levelZeroFiles(), why);
+    return out;
+  }
+
   private static long filesAt(StoreTable t, int level) throws RocksDBException {
     return Long.parseLong(t.db().getProperty(t.handle(), "rocksdb.num-files-at-level" + level).trim());
   }
@@ -84,10 +94,8 @@ class OrderedStreamsTest {
           write(t, writer, pairs);
         }
       }
-      store.commit("j1");
-      StoreTable out = store.require("out");
-      assertHolds(out, model);
-      assertEquals(0, out.levelZeroFiles(), "files that overlap nothing are not left in level 0 to compact");
+      StoreTable out = assertCommittedOutsideLevelZero(store, model,
+          "files that overlap nothing are not left in level 0 to compact");
       assertEquals(2 * PARTITIONS, filesAt(out, 6), "one file per writer and partition, in the bottom level");
     }
   }
@@ -142,10 +150,7 @@ class OrderedStreamsTest {
         }
         write(t, 1, pairs);
       }
-      store.commit("j1");
-      StoreTable out = store.require("out");
-      assertHolds(out, model);
-      assertEquals(0, out.levelZeroFiles());
+      assertCommittedOutsideLevelZero(store, model, "");
     }
   }
 
@@ -185,10 +190,7 @@ class OrderedStreamsTest {
           write(t, writer, List.<byte[][]>of(p));
         }
       }
-      store.commit("j1");
-      StoreTable out = store.require("out");
-      assertHolds(out, model);
-      assertEquals(0, out.levelZeroFiles(), "files of different writers share no key");
+      assertCommittedOutsideLevelZero(store, model, "files of different writers share no key");
     }
   }
 
