@@ -620,9 +620,18 @@ final class JobCoordinator implements Runnable {
     long bytes = 0;
     long slowestNode = 0;
     long tasks = 0;
+    long taken = 0;
+    int[] runs = new int[spec.getInputSplitsCount() > 0 ? spec.getInputSplitsCount()
+        : client.spec().partitionMap().partitions()];
     for (CompletableFuture<Frame<Response>> f : futures) {
       Frame<Response> r = f.get();
       StageReport rep = r.header().getStageReport();
+      for (int p : rep.getPartitionsRunList()) {
+        if (p < runs.length) {
+          runs[p]++;
+        }
+      }
+      taken += rep.getTasksTaken();
       slowestNode = Math.max(slowestNode, rep.getElapsedNanos());
       tasks += rep.getTasksTotal();
       in += rep.getRecordsIn();
@@ -632,11 +641,33 @@ final class JobCoordinator implements Runnable {
       rep.getCountersMap().forEach((k, v) -> counters.merge(k, v, Long::sum));
       r.release();
     }
+    checkRunOnce(spec, runs);
+    if (taken > 0) {
+      counters.merge(JobResult.TASKS_TAKEN_COUNTER, taken, Long::sum);
+    }
     double seconds = (System.nanoTime() - start) / 1e9;
     trace("stage " + spec.getIndex() + " took " + String.format("%.1f", slowestNode / 1e6) + " ms on its slowest node",
         start);
     listener.update(spec.getIndex(), stageCount, kind, tasks, tasks, in, out, bytes, seconds);
     return new StageSummary(spec.getIndex(), kind, in, out, shuffled, bytes, seconds);
+  }
+
+  /**
+   * Every task of a stage (a partition, or a split of files) must have run exactly once, on
+   * whichever node ran it: a task run twice or never would make a wrong answer, not an error.
+   */
+  private void checkRunOnce(StageSpec spec, int[] runs) {
+    List<String> wrong = new ArrayList<>();
+    for (int p = 0; p < runs.length; p++) {
+      if (runs[p] != 1) {
+        wrong.add((spec.getInputSplitsCount() > 0 ? "split " : "partition ") + p + " ran " + runs[p] + " times");
+      }
+    }
+    if (!wrong.isEmpty()) {
+      throw new JobFailedException(ErrorCode.INTERNAL, "job " + job.name + " (" + jobId + ") stage " + spec.getIndex()
+          + ": the nodes did not run every task exactly once: " + String.join(", ", wrong.subList(0,
+          Math.min(wrong.size(), 8))) + (wrong.size() > 8 ? " and " + (wrong.size() - 8) + " more" : ""), null);
+    }
   }
 
   private void pollProgress(int stage, int stageCount, String kind, long start) {

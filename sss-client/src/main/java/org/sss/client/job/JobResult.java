@@ -9,7 +9,8 @@ import java.util.Map;
  * @param jobId              the id of this run
  * @param stages             per-stage figures
  * @param counters           user counters summed over every task and node, and
- *                           {@link #RERUNS_COUNTER} when the job ran again after a node was lost
+ *                           {@link #RERUNS_COUNTER} when the job ran again after a node was lost,
+ *                           {@link #TASKS_TAKEN_COUNTER} when nodes took waiting map tasks from others
  * @param seconds            wall time from submission to the end of cleanup
  * @param intermediateTables tables between stages, if kept
  */
@@ -20,6 +21,12 @@ public record JobResult(String jobId, List<StageSummary> stages, Map<String, Lon
    * members decided it out; absent when it ran once.
    */
   public static final String RERUNS_COUNTER = "sss.job.reruns";
+
+  /**
+   * Map tasks a node ran for a partition another node leads, taken over once its own were done
+   * and before that node started them (inputs of two or more copies); absent when none was.
+   */
+  public static final String TASKS_TAKEN_COUNTER = "sss.job.tasks.taken";
 
   /** A user counter, 0 when never incremented. */
   public long counter(String name) {

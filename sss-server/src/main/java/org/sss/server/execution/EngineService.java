@@ -38,6 +38,8 @@ import org.sss.core.proto.Response;
 import org.sss.core.proto.RunStage;
 import org.sss.core.proto.StageReport;
 import org.sss.core.proto.StageSpec;
+import org.sss.core.proto.TakeTask;
+import org.sss.core.proto.TaskTaken;
 import org.sss.core.transport.Frame;
 import org.sss.kvs.NodeStore;
 import org.sss.kvs.StoreException;
@@ -110,7 +112,7 @@ public final class EngineService implements AutoCloseable {
   /** True for the requests this service answers. */
   public static boolean handles(Request req) {
     return switch (req.getOpCase()) {
-      case RUN_STAGE, SHUFFLE_BATCH, ABORT_JOB, STAGE_PROGRESS, PUT_JAR, HAS_JAR, COMMIT_JOB -> true;
+      case RUN_STAGE, SHUFFLE_BATCH, ABORT_JOB, STAGE_PROGRESS, TAKE_TASK, PUT_JAR, HAS_JAR, COMMIT_JOB -> true;
       default -> false;
     };
   }
@@ -160,6 +162,19 @@ public final class EngineService implements AutoCloseable {
         StageExecution e = running.get(req.getStageProgress().getJobId());
         StageReport r = e == null ? StageReport.newBuilder().setDone(true).build() : e.report(false);
         return CompletableFuture.completedFuture(Frame.of(ok.setStageReport(r).build()));
+      }
+      case TAKE_TASK -> {
+        TakeTask take = req.getTakeTask();
+        StageExecution e = running.get(take.getJobId());
+        boolean runs = e != null && e.stageIndex() == take.getStage();
+        Integer p = runs ? e.handOver(take.getPartitionsList()) : null;
+        TaskTaken.Builder answer = TaskTaken.newBuilder().setGranted(p != null).setRunning(runs);
+        if (p != null) {
+          answer.setPartition(p);
+          LOG.debug("node {}: job {} stage {}: partition {}'s task handed over to node {}", nodeId, take.getJobId(),
+              take.getStage(), p, take.getTaker());
+        }
+        return CompletableFuture.completedFuture(Frame.of(ok.setTaskTaken(answer).build()));
       }
       case PUT_JAR -> {
         jars.put(req.getPutJar().getHash(), ByteBufUtil.getBytes(body));
@@ -277,7 +292,8 @@ public final class EngineService implements AutoCloseable {
     StageContext context = new StageContext(jobId, spec, nodeId, loader, input, shuffle, failure, aborted);
     List<Integer> partitions = tasksOf(run);
     int threads = spec.getThreads() > 0 ? spec.getThreads() : defaultThreads;
-    StageExecution execution = new StageExecution(context, partitions, threads, readers, runners);
+    StageExecution execution = new StageExecution(context, partitions, threads, readers, runners,
+        takeable(run, input));
     if (context.writesFiles()) {
       // before the abort check below: an abort from here on deletes the files, one before is seen there
       fileOutputs.put(jobId, TextOutputDir.attemptDir(Path.of(spec.getOutputDir()), jobId));
@@ -364,6 +380,20 @@ public final class EngineService implements AutoCloseable {
    * The tasks this node runs: the input splits the job gives it, or the partitions of the input
    * table it maps: its own, and those of leaders out (the job's view).
    */
+  /**
+   * The tasks this node may take from others once its own are done: map tasks over a stored
+   * table of two or more copies, hash-partitioned (a partitioner is told the node that emits, so
+   * its output may depend on where a task runs).
+   */
+  private TaskTaking takeable(RunStage run, StoreTable input) {
+    StageSpec spec = run.getStage();
+    if (input == null || spec.getKind() != StageSpec.Kind.MAP || !spec.getPartitionerClass().isEmpty()) {
+      return TaskTaking.NONE;
+    }
+    return TaskTaking.of(peers, run.getJobId(), spec.getIndex(), nodeId, cluster.placement(), run.getView(),
+        input.options().getReplication());
+  }
+
   private List<Integer> tasksOf(RunStage run) {
     StageSpec spec = run.getStage();
     if (readsFiles(spec)) {

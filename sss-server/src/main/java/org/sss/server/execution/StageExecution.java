@@ -1,10 +1,13 @@
 package org.sss.server.execution;
 
+import java.util.Collection;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -23,6 +26,10 @@ import org.sss.core.proto.StageSpec;
  * The future completes with the node's report once every task finished and every pair sent was
  * acknowledged, or fails with the first error (a task's, or a lost peer's); the other tasks then
  * stop at their next check.
+ *
+ * <p>Runners take the node's own tasks first, then map tasks another node has not started, of
+ * partitions this node holds a copy of ({@link TaskTaking}); the node hands over its own waiting
+ * tasks the same way when asked ({@link #handOver}).
  */
 final class StageExecution {
   private static final Logger LOG = LoggerFactory.getLogger(StageExecution.class);
@@ -32,6 +39,13 @@ final class StageExecution {
   private final int threads;
   private final ExecutorService readers;
   private final ExecutorService runners;
+  private final TaskTaking taking;
+  /** The node's own tasks not started yet: its runners take from the head, a taker from the tail. */
+  private final ConcurrentLinkedDeque<Integer> pending;
+  private final AtomicInteger handedOver = new AtomicInteger();
+  private final AtomicInteger taken = new AtomicInteger();
+  /** Partitions whose task ended without error here, for the coordinator's exactly-once check. */
+  private final Queue<Integer> ran = new ConcurrentLinkedQueue<>();
   private final AtomicInteger tasksDone = new AtomicInteger();
   private final long startNanos = System.nanoTime();
   private final CompletableFuture<StageReport> result = new CompletableFuture<>();
@@ -39,21 +53,22 @@ final class StageExecution {
   private final Set<Thread> working = ConcurrentHashMap.newKeySet();
 
   StageExecution(StageContext stage, List<Integer> partitions, int threads, ExecutorService readers,
-                 ExecutorService runners) {
+                 ExecutorService runners, TaskTaking taking) {
     this.stage = stage;
     this.partitions = partitions;
     this.threads = threads;
     this.readers = readers;
     this.runners = runners;
+    this.taking = taking;
+    this.pending = new ConcurrentLinkedDeque<>(partitions);
   }
 
   CompletableFuture<StageReport> start() {
-    int n = Math.max(1, Math.min(threads, partitions.size()));
-    Queue<Integer> pending = new ConcurrentLinkedQueue<>(partitions);
-    if (partitions.isEmpty()) {
+    if (partitions.isEmpty() && taking.isEmpty()) {
       finish();
       return result;
     }
+    int n = Math.max(1, Math.min(threads, partitions.size()));
     AtomicInteger runnersLeft = new AtomicInteger(n);
     for (int i = 0; i < n; i++) {
       runners.execute(() -> {
@@ -64,7 +79,7 @@ final class StageExecution {
           self.interrupt(); // aborted before this runner registered: it must not miss the interrupt
         }
         try {
-          for (Integer p = pending.poll(); p != null; p = pending.poll()) {
+          for (Integer p = nextTask(); p != null; p = nextTask()) {
             if (output == null && needsOutput()) {
               int first = p;
               output = attempt(() -> stage.writesFiles() ? new TextPartOutput<>(stage, isMap())
@@ -86,6 +101,50 @@ final class StageExecution {
       });
     }
     return result;
+  }
+
+  /** The node's next own task, else one taken from another node, else null. */
+  private Integer nextTask() {
+    Integer own = pending.pollFirst();
+    if (own != null || taking.isEmpty() || stage.stopping()) {
+      return own;
+    }
+    Integer p = attempt(() -> {
+      try {
+        return taking.next();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new StageAborted();
+      }
+    });
+    if (p != null) {
+      taken.incrementAndGet();
+    }
+    return p;
+  }
+
+  /**
+   * Hands over a task of one of {@code wanted} that no runner here has started, to a node that
+   * holds a copy of its partition; returns its partition, or null when none waits. The last
+   * waiting first: the runners here take from the other end.
+   */
+  Integer handOver(Collection<Integer> wanted) {
+    if (stage.stopping()) {
+      return null;
+    }
+    for (Iterator<Integer> it = pending.descendingIterator(); it.hasNext(); ) {
+      Integer p = it.next();
+      // removed by exactly one of this and a runner's poll: a task is run once
+      if (wanted.contains(p) && pending.removeLastOccurrence(p)) {
+        handedOver.incrementAndGet();
+        return p;
+      }
+    }
+    return null;
+  }
+
+  int stageIndex() {
+    return stage.spec.getIndex();
   }
 
   private boolean isMap() {
@@ -115,6 +174,7 @@ final class StageExecution {
     attempt(() -> {
       task(partition, output).run();
       tasksDone.incrementAndGet();
+      ran.add(partition);
       return null;
     });
   }
@@ -181,13 +241,15 @@ final class StageExecution {
   StageReport report(boolean done) {
     StageReport.Builder r = StageReport.newBuilder()
         .setTasksDone(tasksDone.get())
-        .setTasksTotal(partitions.size())
+        .setTasksTotal(partitions.size() - handedOver.get() + taken.get())
         .setRecordsIn(stage.recordsIn.sum())
         .setRecordsOut(stage.recordsOut.sum())
         .setRecordsShuffled(stage.shuffle.pairsShuffled.get())
         .setBytesShuffled(stage.shuffle.bytesShuffled.get())
         .setDone(done)
-        .setElapsedNanos(System.nanoTime() - startNanos);
+        .setElapsedNanos(System.nanoTime() - startNanos)
+        .addAllPartitionsRun(ran)
+        .setTasksTaken(taken.get());
     stage.counters.forEach((k, v) -> r.putCounters(k, v.sum()));
     return r.build();
   }

@@ -349,7 +349,7 @@ class MapTaskTest {
         PairTypes.of(DataType.STRING, DataType.LONG));
     ExecutorService runners = Executors.newCachedThreadPool();
     try {
-      var result = new StageExecution(stage, map.partitionsOf(0), 1, node.readers, runners).start();
+      var result = new StageExecution(stage, map.partitionsOf(0), 1, node.readers, runners, TaskTaking.NONE).start();
       ExecutionException e = assertThrows(ExecutionException.class, () -> result.get(30, TimeUnit.SECONDS));
       UserCodeException user = assertInstanceOf(UserCodeException.class, e.getCause());
       assertTrue(user.getMessage().contains("poison pill in line " + poisonedLine), user.getMessage());
@@ -382,7 +382,7 @@ class MapTaskTest {
     ExecutorService runners = Executors.newCachedThreadPool();
     StageReport report;
     try {
-      report = new StageExecution(stage, map.partitionsOf(0), 3, node.readers, runners).start().get(30, TimeUnit.SECONDS);
+      report = new StageExecution(stage, map.partitionsOf(0), 3, node.readers, runners, TaskTaking.NONE).start().get(30, TimeUnit.SECONDS);
     } finally {
       runners.shutdownNow();
     }
