@@ -2,22 +2,25 @@
 # Shuffle throughput against the number of hosts, with the network as the bottleneck: the
 # shuffle-intensive shape at a fixed size per host on 1, 2 and 4 network-namespace hosts whose
 # links are shaped to --rate (default 100mbit). Needs root. Writes DIR/scaling.md and .csv.
-#   benchmarks/scaling.sh [--rate 100mbit] [--per-host 32MiB] [--hosts "1 2 4"] [--input-keys 1024] [--out DIR]
+#   benchmarks/scaling.sh [--rate 100mbit] [--per-host 32MiB] [--hosts "1 2 4"] [--input-keys 1024] [--tcp cubic] [--out DIR]
+# --tcp sets the hosts' TCP congestion control (default cubic, Linux's own default; "host" keeps
+# whatever the machine uses, which the namespaces inherit).
 # Besides the job's time it records what each host's link carried (the bridge ports' byte
 # counters), TCP retransmits, queue drops and the machine's CPU, so a run that falls short of
 # the link bound says where the time went.
 set -euo pipefail
 SSS_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # without --out, results go to a new directory (the published ones are in benchmarks/results/scaling)
-rate=100mbit; per_host_mib=32; hosts="1 2 4"; input_keys=1024; out="${TMPDIR:-/tmp}/sss-results/scaling-$(date +%Y%m%d-%H%M%S)"
+rate=100mbit; per_host_mib=32; hosts="1 2 4"; input_keys=1024; tcp=cubic; out="${TMPDIR:-/tmp}/sss-results/scaling-$(date +%Y%m%d-%H%M%S)"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rate) rate="$2"; shift 2 ;;
     --per-host) per_host_mib="${2%MiB}"; shift 2 ;;
     --hosts) hosts="$2"; shift 2 ;;
     --input-keys) input_keys="$2"; shift 2 ;;
+    --tcp) tcp="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    *) echo "usage: $0 [--rate R] [--per-host NMiB] [--hosts \"1 2 4\"] [--input-keys N] [--out DIR]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--rate R] [--per-host NMiB] [--hosts \"1 2 4\"] [--input-keys N] [--tcp CC|host] [--out DIR]" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$out"
@@ -50,7 +53,8 @@ esac
 base=""
 for n in $hosts; do
   c="$work/c$n"
-  "$SSS_HOME/docker/netns-cluster.sh" up "$n" --dir "$c" --rate "$rate" >/dev/null
+  tcp_args=(); [[ "$tcp" == host ]] || tcp_args=(--tcp "$tcp")
+  "$SSS_HOME/docker/netns-cluster.sh" up "$n" --dir "$c" --rate "$rate" "${tcp_args[@]}" >/dev/null
   cat > "$work/scaling-$n.properties" <<P
 workload=scaling-$n
 nodes=$n
@@ -100,7 +104,7 @@ done
 {
   echo "# Shuffle scaling over network-namespace hosts"
   echo
-  echo "Command: \`benchmarks/scaling.sh --rate $rate --per-host ${per_host_mib}MiB --hosts \"$hosts\" --input-keys $input_keys\`"
+  echo "Command: \`benchmarks/scaling.sh --rate $rate --per-host ${per_host_mib}MiB --hosts \"$hosts\" --input-keys $input_keys --tcp $tcp\`"
   echo
   echo "Each host is a network namespace on one bridge with its link shaped to $rate (tbf, both"
   echo "directions), so the network rather than this machine's two cores limits the shuffle. The"
@@ -117,6 +121,8 @@ done
   echo "| hosts | MiB shuffled | job s | MB/s | efficiency vs 1 host | link-bound s | share of link bound | busiest link / mean | its bound s | share of its bound | retransmits | queue drops | CPU busy |"
   echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   tail -n +2 "$out/scaling.csv" | awk -F, '{printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13}'
+  echo
+  echo "TCP congestion control in the hosts: $([[ "$tcp" == host ]] && echo "$(sysctl -n net.ipv4.tcp_congestion_control), the machine's" || echo "$tcp")."
   echo
   echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), load before the run: $(cut -d' ' -f1-3 /proc/loadavg)."
 } > "$out/scaling.md"

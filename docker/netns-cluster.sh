@@ -2,7 +2,7 @@
 # A cluster of separate network hosts on one machine: N network namespaces on one bridge,
 # one SSS server per namespace, optionally shaped with tc netem. Needs root.
 #
-#   docker/netns-cluster.sh up N --dir DIR [--rate 1gbit] [--delay 0.1ms] [--heap 1g] [--replication R]
+#   docker/netns-cluster.sh up N --dir DIR [--rate 1gbit] [--delay 0.1ms] [--heap 1g] [--replication R] [--tcp cubic]
 #   docker/netns-cluster.sh down --dir DIR
 #   docker/netns-cluster.sh link down|up I --dir DIR     # cut or restore node I's link
 #   docker/netns-cluster.sh restart I --dir DIR          # start node I again after it died
@@ -20,7 +20,7 @@ die() { echo "netns-cluster: $*" >&2; exit 1; }
 usage() { sed -n '2,12p' "$0" >&2; exit 2; }
 
 cmd="${1:-}"; shift || true
-n=""; dir=""; rate=""; delay=""; heap="1g"; replication=""; link_action=""; link_node=""
+n=""; dir=""; rate=""; delay=""; heap="1g"; replication=""; tcp=""; link_action=""; link_node=""
 if [[ "$cmd" == "up" ]]; then n="${1:-}"; shift || true; fi
 if [[ "$cmd" == "link" ]]; then link_action="${1:-}"; link_node="${2:-}"; shift 2 || true; fi
 if [[ "$cmd" == "restart" ]]; then link_node="${1:-}"; shift || true; fi
@@ -29,6 +29,7 @@ while [[ $# -gt 0 ]]; do
     --dir) dir="$2"; shift 2 ;;
     --rate) rate="$2"; shift 2 ;;
     --delay) delay="$2"; shift 2 ;;
+    --tcp) tcp="$2"; shift 2 ;;
     --heap) heap="$2"; shift 2 ;;
     --replication) replication="$2"; shift 2 ;;
     *) usage ;;
@@ -106,6 +107,12 @@ up() {
     ip -n "$ns" addr add "10.$subnet_octet.0.$((i + 1))/24" dev eth0
     ip -n "$ns" link set eth0 up
     ip -n "$ns" link set lo up
+    if [[ -n "$tcp" ]]; then
+      # the namespace's TCP congestion control (else the host's); a namespace may only pick
+      # one the host allows
+      ip netns exec "$ns" sysctl -qw net.ipv4.tcp_congestion_control="$tcp" 2>/dev/null \
+        || die "--tcp $tcp: this host lets namespaces choose only among '$(sysctl -n net.ipv4.tcp_allowed_congestion_control)' (as root: sysctl -w net.ipv4.tcp_allowed_congestion_control='$(sysctl -n net.ipv4.tcp_allowed_congestion_control) $tcp')"
+    fi
     if [[ -n "$rate" || -n "$delay" ]]; then
       # shape both directions: the namespace's egress, and the bridge port's egress toward it
       shape "ip netns exec $ns" eth0

@@ -94,6 +94,8 @@ final class JobCoordinator implements Runnable {
   private volatile boolean committing;
   /** Set once the attempt's tables are made: a failure before (a refusal) is not a lost node. */
   private volatile boolean began;
+  /** Set when the nodes did not run every task of a stage once: a fault no rerun would mend. */
+  private volatile boolean miscounted;
   private final CompletableFuture<JobResult> result = new CompletableFuture<>();
   private volatile ProgressListener listener = ProgressListener.none();
   private volatile String cancelReason;
@@ -153,7 +155,7 @@ final class JobCoordinator implements Runnable {
    * stored input, whose copies the survivors hold.
    */
   private boolean lostANode(Throwable e) {
-    if (channels.spec().replication() < 2 || committing || !began || cancelReason != null) {
+    if (channels.spec().replication() < 2 || committing || !began || cancelReason != null || miscounted) {
       return false;
     }
     for (Throwable c = e; c != null; c = c.getCause()) {
@@ -621,15 +623,18 @@ final class JobCoordinator implements Runnable {
     long slowestNode = 0;
     long tasks = 0;
     long taken = 0;
-    int[] runs = new int[spec.getInputSplitsCount() > 0 ? spec.getInputSplitsCount()
-        : client.spec().partitionMap().partitions()];
+    boolean overFiles = spec.getInputSplitsCount() > 0 || spec.getInputTable().isEmpty();
+    int[] runs = new int[overFiles ? spec.getInputSplitsCount() : client.spec().partitionMap().partitions()];
     for (CompletableFuture<Frame<Response>> f : futures) {
       Frame<Response> r = f.get();
       StageReport rep = r.header().getStageReport();
       for (int p : rep.getPartitionsRunList()) {
-        if (p < runs.length) {
-          runs[p]++;
+        if (p >= runs.length) {
+          miscounted = true;
+          throw new JobFailedException(ErrorCode.INTERNAL, "job " + job.name + " (" + jobId + ") stage "
+              + spec.getIndex() + ": a node reports a task " + p + " of " + runs.length, null);
         }
+        runs[p]++;
       }
       taken += rep.getTasksTaken();
       slowestNode = Math.max(slowestNode, rep.getElapsedNanos());
@@ -660,10 +665,11 @@ final class JobCoordinator implements Runnable {
     List<String> wrong = new ArrayList<>();
     for (int p = 0; p < runs.length; p++) {
       if (runs[p] != 1) {
-        wrong.add((spec.getInputSplitsCount() > 0 ? "split " : "partition ") + p + " ran " + runs[p] + " times");
+        wrong.add((spec.getInputTable().isEmpty() ? "split " : "partition ") + p + " ran " + runs[p] + " times");
       }
     }
     if (!wrong.isEmpty()) {
+      miscounted = true;
       throw new JobFailedException(ErrorCode.INTERNAL, "job " + job.name + " (" + jobId + ") stage " + spec.getIndex()
           + ": the nodes did not run every task exactly once: " + String.join(", ", wrong.subList(0,
           Math.min(wrong.size(), 8))) + (wrong.size() > 8 ? " and " + (wrong.size() - 8) + " more" : ""), null);

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -15,9 +17,12 @@ import org.sss.client.TableScan;
 import org.sss.client.TableSpec;
 import org.sss.client.cluster.SssCluster;
 import org.sss.client.io.BulkIO;
+import org.sss.core.api.Emitter;
+import org.sss.core.api.Mapper;
 import org.sss.core.api.Pair;
 import org.sss.core.api.Partitioner;
 import org.sss.core.api.Serdes;
+import org.sss.core.api.TaskContext;
 import org.sss.core.cluster.PartitionMap;
 
 /**
@@ -76,9 +81,32 @@ class TaskTakingTest {
     return out;
   }
 
+  /** Two tasks begun on other nodes than node 0; node 0's first task waits for them (10 s at most). */
+  static volatile CountDownLatch othersBegan = new CountDownLatch(2);
+
+  /** {@link TestJobs.Slow}, whose tasks on node 0 begin only once two began elsewhere: takers find tasks waiting. */
+  public static final class GatedSlow implements Mapper<Long, String, Long, Long> {
+    private final TestJobs.Slow slow = new TestJobs.Slow();
+
+    @Override
+    public void setup(TaskContext context) throws InterruptedException {
+      if (context.nodeId() == 0) {
+        othersBegan.await(10, TimeUnit.SECONDS);
+      } else {
+        othersBegan.countDown();
+      }
+    }
+
+    @Override
+    public void map(Long key, String value, Emitter<Long, Long> out) throws InterruptedException {
+      slow.map(key, value, out);
+    }
+  }
+
   private static Job slowSum(String input, String output) {
+    othersBegan = new CountDownLatch(2);
     return Job.named("skewed").input(input, Serdes.LONG, Serdes.STRING)
-        .map(TestJobs.Slow.class, Serdes.LONG, Serdes.LONG)
+        .map(GatedSlow.class, Serdes.LONG, Serdes.LONG)
         .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
         .output(output).overwrite().threads(1).build();
   }
@@ -90,7 +118,8 @@ class TaskTakingTest {
       JobResult r = client.submit(slowSum("skewed2", "sums2")).await();
       assertEquals(model, read("sums2"), "run " + run);
       long taken = r.counter(JobResult.TASKS_TAKEN_COUNTER);
-      // node 0 leads 8 partitions of 60 slow rows each: nodes 1 and 2 have nothing of their own
+      // node 0 leads 8 of the 24 partitions, and all the rows: nodes 1 and 2 have nothing of their
+      // own, and node 0 waits in its first task until they have taken two of the others
       assertTrue(taken >= 2 && taken <= 7, "run " + run + ": " + taken + " of node 0's 8 tasks taken");
       assertEquals(ROWS, r.stages().get(0).recordsIn(), "every row mapped once");
     }

@@ -15,7 +15,11 @@ public interface TaskContext {
   /** A user counter; counters are summed over all tasks and nodes and reported with the job. */
   Counter counter(String name);
 
-  /** The node this task runs on. */
+  /**
+   * The node this task runs on. Not always the partition's leader: in a map stage over a table
+   * of two or more copies, a node done with its own tasks may run a waiting task of a partition
+   * it holds a copy of. Output that depends on this number may differ between runs.
+   */
   int nodeId();
 
   /**

@@ -9,7 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -22,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiPredicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -109,6 +112,18 @@ public final class EngineService implements AutoCloseable {
     }
   }
 
+  /**
+   * The last stage each recent job ended on this node, so that a node asking for a waiting task
+   * of an ended stage is told at once that there is none, rather than asking again as it would
+   * a node whose stage has not begun. Bounded: a job older than the last 1,024 is long done.
+   */
+  private final Map<String, Integer> endedStages = Collections.synchronizedMap(new LinkedHashMap<>() {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Integer> eldest) {
+      return size() > 1024;
+    }
+  });
+
   /** True for the requests this service answers. */
   public static boolean handles(Request req) {
     return switch (req.getOpCase()) {
@@ -167,8 +182,10 @@ public final class EngineService implements AutoCloseable {
         TakeTask take = req.getTakeTask();
         StageExecution e = running.get(take.getJobId());
         boolean runs = e != null && e.stageIndex() == take.getStage();
-        Integer p = runs ? e.handOver(take.getPartitionsList()) : null;
-        TaskTaken.Builder answer = TaskTaken.newBuilder().setGranted(p != null).setRunning(runs);
+        Integer p = runs ? e.handOver(take.getTaker(), take.getPartitionsList()) : null;
+        Integer ended = endedStages.get(take.getJobId());
+        TaskTaken.Builder answer = TaskTaken.newBuilder().setGranted(p != null).setRunning(runs)
+            .setEnded(!runs && ended != null && ended >= take.getStage());
         if (p != null) {
           answer.setPartition(p);
           LOG.debug("node {}: job {} stage {}: partition {}'s task handed over to node {}", nodeId, take.getJobId(),
@@ -293,7 +310,7 @@ public final class EngineService implements AutoCloseable {
     List<Integer> partitions = tasksOf(run);
     int threads = spec.getThreads() > 0 ? spec.getThreads() : defaultThreads;
     StageExecution execution = new StageExecution(context, partitions, threads, readers, runners,
-        takeable(run, input));
+        takeable(run, input), handsOver(run, input));
     if (context.writesFiles()) {
       // before the abort check below: an abort from here on deletes the files, one before is seen there
       fileOutputs.put(jobId, TextOutputDir.attemptDir(Path.of(spec.getOutputDir()), jobId));
@@ -323,6 +340,7 @@ public final class EngineService implements AutoCloseable {
           return report;
         })
         .whenComplete((r, e) -> {
+          endedStages.merge(jobId, spec.getIndex(), Math::max); // before it stops counting as running
           running.remove(jobId, execution);
           jars.release(spec.getJarHash());
           releaseCopies.run();
@@ -377,23 +395,37 @@ public final class EngineService implements AutoCloseable {
   }
 
   /**
-   * The tasks this node runs: the input splits the job gives it, or the partitions of the input
-   * table it maps: its own, and those of leaders out (the job's view).
-   */
-  /**
    * The tasks this node may take from others once its own are done: map tasks over a stored
    * table of two or more copies, hash-partitioned (a partitioner is told the node that emits, so
    * its output may depend on where a task runs).
    */
   private TaskTaking takeable(RunStage run, StoreTable input) {
     StageSpec spec = run.getStage();
-    if (input == null || spec.getKind() != StageSpec.Kind.MAP || !spec.getPartitionerClass().isEmpty()) {
+    if (!movable(spec, input)) {
       return TaskTaking.NONE;
     }
     return TaskTaking.of(peers, run.getJobId(), spec.getIndex(), nodeId, cluster.placement(), run.getView(),
         input.options().getReplication());
   }
 
+  /** Whom this node may hand its waiting tasks to: a node that could have asked by the same rules. */
+  private BiPredicate<Integer, Integer> handsOver(RunStage run, StoreTable input) {
+    if (!movable(run.getStage(), input)) {
+      return (taker, partition) -> false;
+    }
+    int copies = input.options().getReplication();
+    return (taker, partition) -> TaskTaking.mayTake(cluster.placement(), run.getView(), copies, taker, partition,
+        nodeId);
+  }
+
+  private static boolean movable(StageSpec spec, StoreTable input) {
+    return input != null && spec.getKind() == StageSpec.Kind.MAP && spec.getPartitionerClass().isEmpty();
+  }
+
+  /**
+   * The tasks this node runs: the input splits the job gives it, or the partitions of the input
+   * table it maps: its own, and those of leaders out (the job's view).
+   */
   private List<Integer> tasksOf(RunStage run) {
     StageSpec spec = run.getStage();
     if (readsFiles(spec)) {

@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiPredicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +41,8 @@ final class StageExecution {
   private final ExecutorService readers;
   private final ExecutorService runners;
   private final TaskTaking taking;
+  /** Whether a node may take the task of a partition: (taker, partition). */
+  private final BiPredicate<Integer, Integer> mayHandOver;
   /** The node's own tasks not started yet: its runners take from the head, a taker from the tail. */
   private final ConcurrentLinkedDeque<Integer> pending;
   private final AtomicInteger handedOver = new AtomicInteger();
@@ -53,13 +56,14 @@ final class StageExecution {
   private final Set<Thread> working = ConcurrentHashMap.newKeySet();
 
   StageExecution(StageContext stage, List<Integer> partitions, int threads, ExecutorService readers,
-                 ExecutorService runners, TaskTaking taking) {
+                 ExecutorService runners, TaskTaking taking, BiPredicate<Integer, Integer> mayHandOver) {
     this.stage = stage;
     this.partitions = partitions;
     this.threads = threads;
     this.readers = readers;
     this.runners = runners;
     this.taking = taking;
+    this.mayHandOver = mayHandOver;
     this.pending = new ConcurrentLinkedDeque<>(partitions);
   }
 
@@ -68,7 +72,7 @@ final class StageExecution {
       finish();
       return result;
     }
-    int n = Math.max(1, Math.min(threads, partitions.size()));
+    int n = Math.max(1, Math.min(threads, partitions.size() + taking.size()));
     AtomicInteger runnersLeft = new AtomicInteger(n);
     for (int i = 0; i < n; i++) {
       runners.execute(() -> {
@@ -106,7 +110,7 @@ final class StageExecution {
   /** The node's next own task, else one taken from another node, else null. */
   private Integer nextTask() {
     Integer own = pending.pollFirst();
-    if (own != null || taking.isEmpty() || stage.stopping()) {
+    if (own != null || stage.stopping()) {
       return own;
     }
     Integer p = attempt(() -> {
@@ -124,18 +128,18 @@ final class StageExecution {
   }
 
   /**
-   * Hands over a task of one of {@code wanted} that no runner here has started, to a node that
-   * holds a copy of its partition; returns its partition, or null when none waits. The last
+   * Hands over a task of one of {@code wanted} that no runner here has started, to {@code taker}
+   * if it holds an in-sync copy of its partition; returns its partition, or null when none waits. The last
    * waiting first: the runners here take from the other end.
    */
-  Integer handOver(Collection<Integer> wanted) {
+  Integer handOver(int taker, Collection<Integer> wanted) {
     if (stage.stopping()) {
       return null;
     }
     for (Iterator<Integer> it = pending.descendingIterator(); it.hasNext(); ) {
       Integer p = it.next();
       // removed by exactly one of this and a runner's poll: a task is run once
-      if (wanted.contains(p) && pending.removeLastOccurrence(p)) {
+      if (wanted.contains(p) && mayHandOver.test(taker, p) && pending.removeLastOccurrence(p)) {
         handedOver.incrementAndGet();
         return p;
       }
@@ -184,7 +188,12 @@ final class StageExecution {
     try {
       return step.get();
     } catch (StageAborted e) {
-      // the stage's failure or abort is reported once, in finish()
+      // the stage's failure or abort is reported once, in finish(); an interrupt nobody asked for
+      // (user code's own) must not end a task, or a task handed over here, unseen
+      if (!stage.stopping()) {
+        stage.failure.compareAndSet(null, new IllegalStateException("a task of job " + stage.jobId + " on node "
+            + stage.nodeId + " was interrupted, but the stage was not stopped"));
+      }
     } catch (Throwable e) {
       if (stage.failure.compareAndSet(null, e)) {
         String m = e.getMessage() == null ? e.toString() : e.getMessage();

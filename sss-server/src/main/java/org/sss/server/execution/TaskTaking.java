@@ -13,10 +13,12 @@ import org.sss.core.cluster.InSyncCopies;
 import org.sss.core.cluster.ReplicaPlacement;
 import org.sss.core.proto.ClusterView;
 import org.sss.core.proto.Request;
+import org.sss.core.proto.Response;
 import org.sss.core.proto.TakeTask;
 import org.sss.core.proto.TaskTaken;
 import org.sss.core.transport.Frame;
-import org.sss.core.proto.Response;
+import org.sss.core.transport.NodeUnavailableException;
+import org.sss.core.transport.SssException;
 
 /**
  * The map tasks a node may take over once it has run out of its own: those of partitions of
@@ -56,6 +58,7 @@ final class TaskTaking {
   /** The nodes still asked, each with the partitions this node could take from it. */
   private final Deque<Map.Entry<Integer, List<Integer>>> asked;
   private final long startNanos = System.nanoTime();
+  private final int candidates;
 
   private TaskTaking(PeerLinks peers, String jobId, int stage, int self, TreeMap<Integer, List<Integer>> byNode) {
     this.peers = peers;
@@ -66,6 +69,7 @@ final class TaskTaking {
     this.asked = new ArrayDeque<>();
     byNode.tailMap(self, false).entrySet().forEach(asked::add);
     byNode.headMap(self, false).entrySet().forEach(asked::add);
+    this.candidates = byNode.values().stream().mapToInt(List::size).sum();
   }
 
   /**
@@ -81,28 +85,47 @@ final class TaskTaking {
     TreeMap<Integer, List<Integer>> byNode = new TreeMap<>();
     for (int p = 0; p < placement.partitions(); p++) {
       int runner = rules.owner(view, p);
-      if (runner >= 0 && runner != self && placement.holds(self, p, copies)) {
+      if (runner >= 0 && mayTake(placement, view, copies, self, p, runner)) {
         byNode.computeIfAbsent(runner, n -> new ArrayList<>()).add(p);
       }
     }
     return byNode.isEmpty() ? NONE : new TaskTaking(peers, jobId, stage, self, byNode);
   }
 
+  /** True when there was never anything to take here. */
   boolean isEmpty() {
-    return asked.isEmpty();
+    return candidates == 0;
+  }
+
+  /** Partitions this node could take at the start. */
+  int size() {
+    return candidates;
+  }
+
+  /**
+   * Whether {@code taker} may run the task of {@code partition}, which {@code runner} runs under
+   * {@code view}: the rule {@link #of} applies, checked again by the node that hands the task
+   * over, so that a request from anyone else (a client with the secret, a node on another view)
+   * moves nothing.
+   */
+  static boolean mayTake(ReplicaPlacement placement, ClusterView view, int copies, int taker, int partition,
+                         int runner) {
+    return copies >= 2 && taker != runner && InSyncCopies.inSync(view, taker) && placement.holds(taker, partition, copies)
+        && new InSyncCopies(placement).owner(view, partition) == runner;
   }
 
   /**
    * A partition whose task this node now runs, taken from another node; null when no node has
    * one to hand over. A node that hands over none is not asked again: its waiting tasks only
-   * get fewer. Runners of one node ask one at a time.
+   * get fewer. A node that does not run the stage yet is asked again for a while. Runners of one
+   * node ask one at a time, so a runner that finds nothing left knows that nothing is.
    */
   synchronized Integer next() throws InterruptedException {
     while (!asked.isEmpty()) {
       Map.Entry<Integer, List<Integer>> e = asked.pollFirst();
       int node = e.getKey();
       TaskTaken answer = ask(node, e.getValue());
-      if (!answer.getRunning() && System.nanoTime() - startNanos < START_GRACE_NANOS) {
+      if (!answer.getRunning() && !answer.getEnded() && System.nanoTime() - startNanos < START_GRACE_NANOS) {
         // its RunStage may still be on its way: ask again shortly rather than miss its tasks
         asked.addLast(e);
         Thread.sleep(START_RETRY_MILLIS);
@@ -134,11 +157,20 @@ final class TaskTaking {
       } finally {
         r.release();
       }
-    } catch (ExecutionException | TimeoutException e) {
-      Throwable cause = e.getCause() != null ? e.getCause() : e;
-      // node may have handed a task over: nobody would run it, so the stage must fail
-      throw new IllegalStateException("node " + self + " asked node " + node + " for a waiting map task of job "
-          + jobId + " and got no answer (" + cause.getMessage() + ")", cause);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof SssException refused && !(refused instanceof NodeUnavailableException)) {
+        // answered with an error (a node that does not know the request, say): nothing was handed over
+        return TaskTaken.newBuilder().setEnded(true).build();
+      }
+      throw noAnswer(node, e.getCause());
+    } catch (TimeoutException e) {
+      throw noAnswer(node, e);
     }
+  }
+
+  /** The node may have handed a task over: nobody would run it, so the stage must fail. */
+  private IllegalStateException noAnswer(int node, Throwable cause) {
+    return new IllegalStateException("node " + self + " asked node " + node + " for a waiting map task of job "
+        + jobId + " and got no answer (" + cause.getMessage() + ")", cause);
   }
 }

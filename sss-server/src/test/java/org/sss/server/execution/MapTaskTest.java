@@ -3,6 +3,7 @@ package org.sss.server.execution;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.sss.server.execution.StageFixture.contents;
@@ -349,7 +350,7 @@ class MapTaskTest {
         PairTypes.of(DataType.STRING, DataType.LONG));
     ExecutorService runners = Executors.newCachedThreadPool();
     try {
-      var result = new StageExecution(stage, map.partitionsOf(0), 1, node.readers, runners, TaskTaking.NONE).start();
+      var result = new StageExecution(stage, map.partitionsOf(0), 1, node.readers, runners, TaskTaking.NONE, (t, p) -> false).start();
       ExecutionException e = assertThrows(ExecutionException.class, () -> result.get(30, TimeUnit.SECONDS));
       UserCodeException user = assertInstanceOf(UserCodeException.class, e.getCause());
       assertTrue(user.getMessage().contains("poison pill in line " + poisonedLine), user.getMessage());
@@ -382,7 +383,7 @@ class MapTaskTest {
     ExecutorService runners = Executors.newCachedThreadPool();
     StageReport report;
     try {
-      report = new StageExecution(stage, map.partitionsOf(0), 3, node.readers, runners, TaskTaking.NONE).start().get(30, TimeUnit.SECONDS);
+      report = new StageExecution(stage, map.partitionsOf(0), 3, node.readers, runners, TaskTaking.NONE, (t, p) -> false).start().get(30, TimeUnit.SECONDS);
     } finally {
       runners.shutdownNow();
     }
@@ -390,5 +391,45 @@ class MapTaskTest {
     assertEquals(300, report.getRecordsIn());
     assertEquals(out.count(), report.getRecordsOut());
     assertEquals(out.count(), report.getRecordsShuffled());
+  }
+
+  @Test
+  void tasksHandedOverWhileRunnersTakeThem_eachRunsOnceHereOrIsHandedOver() throws Exception {
+    writeLines(2000);
+    for (int round = 0; round < 20; round++) {
+      StoreTable out = node.jobTable(100 + round, StageFixture.options(true, DataType.STRING, DataType.LONG));
+      StageContext stage = context(stage("lines", out.name(), WordSplit.class).build(), out,
+          PairTypes.of(DataType.STRING, DataType.LONG));
+      ExecutorService runners = Executors.newCachedThreadPool();
+      List<Integer> own = map.partitionsOf(0);
+      List<Integer> handed = java.util.Collections.synchronizedList(new ArrayList<>());
+      StageReport report;
+      try {
+        StageExecution execution = new StageExecution(stage, own, 3, node.readers, runners, TaskTaking.NONE,
+            (taker, p) -> taker == 1);
+        Thread taker = new Thread(() -> {
+          while (handed.size() < own.size() / 2) {
+            Integer p = execution.handOver(1, own);
+            if (p == null) {
+              return;
+            }
+            handed.add(p);
+          }
+        });
+        var result = execution.start();
+        taker.start();
+        assertNull(execution.handOver(2, own), "node 2 may take nothing");
+        report = result.get(30, TimeUnit.SECONDS);
+        taker.join();
+      } finally {
+        runners.shutdownNow();
+      }
+      List<Integer> all = new ArrayList<>(report.getPartitionsRunList());
+      all.addAll(handed);
+      java.util.Collections.sort(all);
+      assertEquals(own, all, "round " + round + ": ran here " + report.getPartitionsRunList() + ", handed over " + handed);
+      assertEquals(own.size() - handed.size(), report.getTasksTotal());
+      assertEquals(report.getTasksDone(), report.getTasksTotal());
+    }
   }
 }
