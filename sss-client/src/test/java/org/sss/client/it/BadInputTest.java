@@ -296,10 +296,12 @@ class BadInputTest {
     try (RawWire raw = RawWire.connect(node0)) {
       byte[] nonce = raw.challenge();
       Request hello = RawWire.hello(1, spec.secret(), nonce);
-      raw.write(hello.toBuilder().setHello(hello.getHello().toBuilder().setProtocolVersion(2)).build(), new byte[0]);
+      raw.write(hello.toBuilder().setHello(hello.getHello().toBuilder().setProtocolVersion(Pipelines.PROTOCOL_VERSION + 1)).build(),
+          new byte[0]);
       List<RawFrame> frames = raw.framesUntilClosed(PROMPTLY);
       assertEquals(ErrorCode.BAD_REQUEST, frames.get(0).header().getCode());
-      assertTrue(frames.get(0).header().getMessage().contains("protocol version 2, this node speaks 1"),
+      assertTrue(frames.get(0).header().getMessage().contains("protocol version " + (Pipelines.PROTOCOL_VERSION + 1) + ", this node speaks "
+          + Pipelines.PROTOCOL_VERSION),
           frames.get(0).header().getMessage());
     }
   }

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.sss.core.transport.Pipelines;
 import org.sss.client.SssClient;
 import org.sss.client.cluster.SssCluster;
 import org.sss.client.io.BulkIO;
@@ -120,7 +121,7 @@ class ClusterIdentityTest {
          DataInputStream in = new DataInputStream(s.getInputStream())) {
       byte[] nonce = new byte[32];
       write(out, Response.newBuilder().setChallenge(Challenge.newBuilder()
-          .setNonce(com.google.protobuf.ByteString.copyFrom(nonce)).setProtocolVersion(1).setNodeId(0)).build());
+          .setNonce(com.google.protobuf.ByteString.copyFrom(nonce)).setProtocolVersion(Pipelines.PROTOCOL_VERSION).setNodeId(0)).build());
       Request hello = read(in);
       write(out, Response.newBuilder().setId(hello.getId()).setCode(ErrorCode.OK).setWelcome(
           org.sss.core.proto.Welcome.newBuilder().setProof(com.google.protobuf.ByteString.copyFrom(
@@ -175,7 +176,7 @@ class ClusterIdentityTest {
          DataOutputStream out = new DataOutputStream(s.getOutputStream());
          DataInputStream in = new DataInputStream(s.getInputStream())) {
       write(out, Response.newBuilder().setChallenge(Challenge.newBuilder()
-          .setNonce(com.google.protobuf.ByteString.copyFrom(new byte[32])).setProtocolVersion(1).setNodeId(0)).build());
+          .setNonce(com.google.protobuf.ByteString.copyFrom(new byte[32])).setProtocolVersion(Pipelines.PROTOCOL_VERSION).setNodeId(0)).build());
       int length = in.readInt();
       int headerLength = in.readInt();
       byte[] header = new byte[headerLength];

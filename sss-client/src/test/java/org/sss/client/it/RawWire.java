@@ -15,6 +15,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.sss.core.transport.Pipelines;
 import org.sss.core.cluster.NodeAddress;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.Hello;
@@ -77,7 +78,7 @@ public final class RawWire implements AutoCloseable {
     return Request.newBuilder().setId(id).setHello(Hello.newBuilder()
         .setMac(ByteString.copyFrom(Auth.mac(secret, serverNonce, clientNonce)))
         .setClientNonce(ByteString.copyFrom(clientNonce))
-        .setProtocolVersion(1)
+        .setProtocolVersion(Pipelines.PROTOCOL_VERSION)
         .setPeerName("raw-test")).build();
   }
 
