@@ -54,7 +54,7 @@ base=""
 for n in $hosts; do
   c="$work/c$n"
   tcp_args=(); [[ "$tcp" == host ]] || tcp_args=(--tcp "$tcp")
-  "$SSS_HOME/docker/netns-cluster.sh" up "$n" --dir "$c" --rate "$rate" "${tcp_args[@]}" >/dev/null
+  "$SSS_HOME/docker/netns-cluster.sh" up "$n" --dir "$c" --rate "$rate" ${tcp_args[@]+"${tcp_args[@]}"} >/dev/null
   cat > "$work/scaling-$n.properties" <<P
 workload=scaling-$n
 nodes=$n

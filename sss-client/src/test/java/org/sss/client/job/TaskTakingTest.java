@@ -81,30 +81,41 @@ class TaskTakingTest {
     return out;
   }
 
-  /** Two tasks begun on other nodes than node 0; node 0's first task waits for them (10 s at most). */
-  static volatile CountDownLatch othersBegan = new CountDownLatch(2);
+  /** Two tasks mapping rows on other nodes than node 0; node 0's first row waits for them (10 s at most). */
+  static volatile CountDownLatch othersMapping = new CountDownLatch(2);
 
-  /** {@link TestJobs.Slow}, whose tasks on node 0 begin only once two began elsewhere: takers find tasks waiting. */
+  /**
+   * {@link TestJobs.Slow}, counting rows per node, whose first row on node 0 waits until two
+   * tasks map rows elsewhere: only node 0's partitions hold rows, so those are tasks taken from
+   * it, and the others find its tasks waiting.
+   */
   public static final class GatedSlow implements Mapper<Long, String, Long, Long> {
     private final TestJobs.Slow slow = new TestJobs.Slow();
+    private TaskContext context;
+    private boolean first = true;
 
     @Override
-    public void setup(TaskContext context) throws InterruptedException {
-      if (context.nodeId() == 0) {
-        othersBegan.await(10, TimeUnit.SECONDS);
-      } else {
-        othersBegan.countDown();
-      }
+    public void setup(TaskContext context) {
+      this.context = context;
     }
 
     @Override
-    public void map(Long key, String value, Emitter<Long, Long> out) throws InterruptedException {
+    public void map(Long key, String value, Emitter<Long, Long> out) throws Exception {
+      if (first) {
+        first = false;
+        if (context.nodeId() == 0) {
+          othersMapping.await(10, TimeUnit.SECONDS);
+        } else {
+          othersMapping.countDown();
+        }
+      }
+      context.counter("rows.node" + context.nodeId()).increment();
       slow.map(key, value, out);
     }
   }
 
   private static Job slowSum(String input, String output) {
-    othersBegan = new CountDownLatch(2);
+    othersMapping = new CountDownLatch(2);
     return Job.named("skewed").input(input, Serdes.LONG, Serdes.STRING)
         .map(GatedSlow.class, Serdes.LONG, Serdes.LONG)
         .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG)
@@ -118,9 +129,12 @@ class TaskTakingTest {
       JobResult r = client.submit(slowSum("skewed2", "sums2")).await();
       assertEquals(model, read("sums2"), "run " + run);
       long taken = r.counter(JobResult.TASKS_TAKEN_COUNTER);
-      // node 0 leads 8 of the 24 partitions, and all the rows: nodes 1 and 2 have nothing of their
-      // own, and node 0 waits in its first task until they have taken two of the others
-      assertTrue(taken >= 2 && taken <= 7, "run " + run + ": " + taken + " of node 0's 8 tasks taken");
+      // node 0 leads 8 of the 24 partitions, and all the rows; its first row waits until two of
+      // its tasks map rows on nodes 1 and 2
+      assertTrue(taken >= 2, "run " + run + ": " + taken + " tasks taken");
+      long elsewhere = r.counter("rows.node1") + r.counter("rows.node2");
+      assertTrue(elsewhere > 0, "run " + run + ": rows mapped off node 0: " + elsewhere);
+      assertEquals(ROWS, r.counter("rows.node0") + elsewhere, "run " + run);
       assertEquals(ROWS, r.stages().get(0).recordsIn(), "every row mapped once");
     }
   }

@@ -95,8 +95,10 @@ final class StageExecution {
             finishOutput(output);
           }
         } finally {
-          working.remove(self);
-          Thread.interrupted(); // an abort's interrupt must not reach the pool's next task
+          synchronized (working) { // not between an abort's look at the runners and its interrupt
+            working.remove(self);
+            Thread.interrupted(); // an abort's interrupt must not reach the pool's next task
+          }
           // a runner's output is sent before the barrier may start
           if (runnersLeft.decrementAndGet() == 0) {
             finish();
@@ -115,7 +117,7 @@ final class StageExecution {
     }
     Integer p = attempt(() -> {
       try {
-        return taking.next();
+        return taking.next(stage::stopping);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new StageAborted();
@@ -242,8 +244,10 @@ final class StageExecution {
   void abort(String reason) {
     stage.abortReason = reason;
     stage.aborted.set(true);
-    for (Thread t : working) {
-      t.interrupt();
+    synchronized (working) {
+      for (Thread t : working) {
+        t.interrupt();
+      }
     }
   }
 

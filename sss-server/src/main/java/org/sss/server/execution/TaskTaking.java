@@ -9,6 +9,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import org.sss.core.cluster.InSyncCopies;
 import org.sss.core.cluster.ReplicaPlacement;
 import org.sss.core.proto.ClusterView;
@@ -17,8 +18,6 @@ import org.sss.core.proto.Response;
 import org.sss.core.proto.TakeTask;
 import org.sss.core.proto.TaskTaken;
 import org.sss.core.transport.Frame;
-import org.sss.core.transport.NodeUnavailableException;
-import org.sss.core.transport.SssException;
 
 /**
  * The map tasks a node may take over once it has run out of its own: those of partitions of
@@ -118,19 +117,26 @@ final class TaskTaking {
    * A partition whose task this node now runs, taken from another node; null when no node has
    * one to hand over. A node that hands over none is not asked again: its waiting tasks only
    * get fewer. A node that does not run the stage yet is asked again for a while. Runners of one
-   * node ask one at a time, so a runner that finds nothing left knows that nothing is.
+   * node ask one at a time, so a runner that finds nothing left knows that nothing is. Stops
+   * asking once the stage stops.
    */
-  synchronized Integer next() throws InterruptedException {
-    while (!asked.isEmpty()) {
+  synchronized Integer next(BooleanSupplier stopping) throws InterruptedException {
+    int notYet = 0; // nodes in a row that do not run the stage yet
+    while (!asked.isEmpty() && !stopping.getAsBoolean()) {
       Map.Entry<Integer, List<Integer>> e = asked.pollFirst();
       int node = e.getKey();
       TaskTaken answer = ask(node, e.getValue());
       if (!answer.getRunning() && !answer.getEnded() && System.nanoTime() - startNanos < START_GRACE_NANOS) {
-        // its RunStage may still be on its way: ask again shortly rather than miss its tasks
+        // its RunStage may still be on its way: ask again shortly rather than miss its tasks,
+        // pausing (without the lock) once every node left said so
         asked.addLast(e);
-        Thread.sleep(START_RETRY_MILLIS);
+        if (++notYet >= asked.size()) {
+          wait(START_RETRY_MILLIS);
+          notYet = 0;
+        }
         continue;
       }
+      notYet = 0;
       if (answer.getGranted()) {
         int p = answer.getPartition();
         if (!e.getValue().remove((Integer) p)) {
@@ -158,10 +164,8 @@ final class TaskTaking {
         r.release();
       }
     } catch (ExecutionException e) {
-      if (e.getCause() instanceof SssException refused && !(refused instanceof NodeUnavailableException)) {
-        // answered with an error (a node that does not know the request, say): nothing was handed over
-        return TaskTaken.newBuilder().setEnded(true).build();
-      }
+      // an error answer too: a connection failing completes every call with its error, one
+      // whose grant was on its way included
       throw noAnswer(node, e.getCause());
     } catch (TimeoutException e) {
       throw noAnswer(node, e);

@@ -416,6 +416,7 @@ class MapTaskTest {
             handed.add(p);
           }
         });
+        handed.add(execution.handOver(1, own)); // one before any runner starts: always some handed over
         var result = execution.start();
         taker.start();
         assertNull(execution.handOver(2, own), "node 2 may take nothing");
