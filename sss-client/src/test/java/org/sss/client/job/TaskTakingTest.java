@@ -134,6 +134,7 @@ class TaskTakingTest {
       assertTrue(taken >= 2, "run " + run + ": " + taken + " tasks taken");
       long elsewhere = r.counter("rows.node1") + r.counter("rows.node2");
       assertTrue(elsewhere > 0, "run " + run + ": rows mapped off node 0: " + elsewhere);
+      assertTrue(r.counter("rows.node0") > 0, "run " + run + ": node 0's first task is its own");
       assertEquals(ROWS, r.counter("rows.node0") + elsewhere, "run " + run);
       assertEquals(ROWS, r.stages().get(0).recordsIn(), "every row mapped once");
     }

@@ -58,6 +58,8 @@ final class TaskTaking {
   private final Deque<Map.Entry<Integer, List<Integer>>> asked;
   private final long startNanos = System.nanoTime();
   private final int candidates;
+  /** Until when the node's runners pause before asking nodes that do not run the stage yet again. */
+  private long pauseUntilNanos;
 
   private TaskTaking(PeerLinks peers, String jobId, int stage, int self, TreeMap<Integer, List<Integer>> byNode) {
     this.peers = peers;
@@ -123,6 +125,11 @@ final class TaskTaking {
   synchronized Integer next(BooleanSupplier stopping) throws InterruptedException {
     int notYet = 0; // nodes in a row that do not run the stage yet
     while (!asked.isEmpty() && !stopping.getAsBoolean()) {
+      long pause = pauseUntilNanos - System.nanoTime();
+      if (pause > 0) { // another runner found every node not running yet: this one waits too
+        wait(Math.max(1, pause / 1_000_000));
+        continue;
+      }
       Map.Entry<Integer, List<Integer>> e = asked.pollFirst();
       int node = e.getKey();
       TaskTaken answer = ask(node, e.getValue());
@@ -131,7 +138,7 @@ final class TaskTaking {
         // pausing (without the lock) once every node left said so
         asked.addLast(e);
         if (++notYet >= asked.size()) {
-          wait(START_RETRY_MILLIS);
+          pauseUntilNanos = System.nanoTime() + START_RETRY_MILLIS * 1_000_000;
           notYet = 0;
         }
         continue;
