@@ -140,7 +140,11 @@ shape() {
 
 start_node() {
   local i="$1" cp="$2" ns="sss$tag-$1"
-  ip netns exec "$ns" setsid "$java_bin" -Xmx"$heap" -XX:+UseParallelGC -cp "$cp" org.sss.server.ServerMain \
+  local thp=() # huge pages for the heap where the kernel gives them on request (as bin/sss)
+  if [[ "${SSS_THP:-1}" != "0" ]] && grep -qE '\[(always|madvise)\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
+    thp=(-XX:+UseTransparentHugePages)
+  fi
+  ip netns exec "$ns" setsid "$java_bin" -Xmx"$heap" -XX:+UseParallelGC "${thp[@]}" -cp "$cp" org.sss.server.ServerMain \
     --config "$dir/node-$i/node.properties" >> "$dir/node-$i/server.log" 2>&1 < /dev/null &
 }
 

@@ -13,6 +13,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import org.sss.bench.synthetic.Sizes;
+import org.sss.client.cluster.HugePages;
 
 /**
  * The parameters of the classic benchmark: the jobs of the Hadoop-on-VMs paper
@@ -35,7 +36,9 @@ import org.sss.bench.synthetic.Sizes;
  *       median and the range);
  *   <li>{@code warmups}: untimed runs of every job on every engine before its timed runs
  *       (default 1), in the same JVM (Spark: in its one JVM and context);
- *   <li>{@code spark.javaOpts}: the Spark JVM's options (default {@code -Xmx4g}, as bin/sss).
+ *   <li>{@code spark.javaOpts}: the Spark JVM's options (default {@code -Xmx4g}, as bin/sss, with
+ *       {@code -XX:+UseTransparentHugePages} where the kernel gives huge pages on request, as
+ *       bin/sss asks for them: {@link HugePages}).
  * </ul>
  */
 public record ClassicPlan(String name, Path source, int nodes, int threadsPerNode, List<String> jobs,
@@ -139,7 +142,13 @@ public record ClassicPlan(String name, Path source, int nodes, int threadsPerNod
     Path input = kv.containsKey("wordcount.input") ? dir.resolve(kv.get("wordcount.input")) : null;
     return new ClassicPlan(name, source, nodes, threads, List.copyOf(jobs),
         engines(kv.getOrDefault("engines", "sss,hadoop,spark")), textBytes, workDir, input, piMaps, piSamples,
-        kv.getOrDefault("spark.javaOpts", "-Xmx4g"), warmups, repeats);
+        kv.getOrDefault("spark.javaOpts", defaultSparkJavaOpts()), warmups, repeats);
+  }
+
+  /** {@code -Xmx4g}, and huge pages where bin/sss's own JVM asks for them. */
+  static String defaultSparkJavaOpts() {
+    String hugePages = HugePages.jvmOption();
+    return hugePages == null ? "-Xmx4g" : "-Xmx4g " + hugePages;
   }
 
   /** Checks an engine list. */

@@ -285,8 +285,12 @@ public final class LocalProcessCluster implements SssCluster {
     if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
       cmd.add("/usr/bin/setsid"); // detach from the terminal: Ctrl-C on the launcher spares the nodes
     }
-    cmd.addAll(List.of(java, "-Xmx" + xmx, "-XX:+UseParallelGC", "-cp", classpath, SERVER_MAIN,
-        "--config", config.toString()));
+    cmd.addAll(List.of(java, "-Xmx" + xmx, "-XX:+UseParallelGC"));
+    String hugePages = HugePages.jvmOption();
+    if (hugePages != null) {
+      cmd.add(hugePages);
+    }
+    cmd.addAll(List.of("-cp", classpath, SERVER_MAIN, "--config", config.toString()));
     Path log = nd.resolve("server.log");
     long offset = Files.exists(log) ? Files.size(log) : 0;
     ProcessBuilder pb = new ProcessBuilder(cmd)

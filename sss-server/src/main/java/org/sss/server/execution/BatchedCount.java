@@ -16,11 +16,14 @@ final class BatchedCount {
     this.target = target;
   }
 
-  void increment() {
+  /** Counts one; true when this completed a batch (every {@value #BATCH}th call), for checks that need not run per pair. */
+  boolean increment() {
     if (++pending == BATCH) {
       target.add(BATCH);
       pending = 0;
+      return true;
     }
+    return false;
   }
 
   void flush() {

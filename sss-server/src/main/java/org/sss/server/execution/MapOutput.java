@@ -73,10 +73,11 @@ final class MapOutput<KO, VO> implements TaskOutput<KO, VO> {
   }
 
   private void emit(KO k, VO v) {
-    if (stage.stopping()) {
-      throw new StageAborted(); // a mapper emitting in a loop stops at its next pair
+    // a mapper emitting in a loop stops within a batch of pairs (checked once a batch: two
+    // volatile reads per emitted pair were a few percent of a combined map stage)
+    if (recordsOut.increment() && stage.stopping()) {
+      throw new StageAborted();
     }
-    recordsOut.increment();
     try {
       if (combiner != null) {
         combiner.add(k, v);

@@ -240,4 +240,84 @@ class CombiningBufferTest {
     buffer.flush();
     assertEquals(added[0], writes[0], "every key written once");
   }
+  /**
+   * Against a plain model: string keys (some with equal hash codes: "Aa" and "BB" collide, and
+   * so does every string made of such pairs), drawn with a skew so that some keys take many
+   * values and most few, across enough keys to grow the table several times and to flush it by
+   * the value bound more than once. Every key's sum must be exact and the written pairs per key
+   * at most the flushes plus one.
+   */
+  @Test
+  void stringKeysWithCollidingHashesSumExactlyAsAModel() throws Exception {
+    Map<String, Long> model = new HashMap<>();
+    Map<String, Long> sums = new HashMap<>();
+    Map<String, Integer> pairsPerKey = new HashMap<>();
+    PairWriter summing = (k, v) -> {
+      String key = Serdes.STRING.decodeKey(k);
+      sums.merge(key, Serdes.LONG.decodeValue(v), Long::sum);
+      pairsPerKey.merge(key, 1, Integer::sum);
+    };
+    int maxHeld = 20_000;
+    CombiningBuffer<String, Long> buffer = new CombiningBuffer<>(new LongSum(), Serdes.STRING, Serdes.LONG, summing,
+        maxHeld);
+    String[] colliding = {"Aa", "BB"};
+    Random random = new Random(42);
+    int adds = 400_000;
+    for (int i = 0; i < adds; i++) {
+      String key;
+      if (random.nextInt(4) == 0) {
+        StringBuilder b = new StringBuilder("c");
+        int bits = random.nextInt(64);
+        for (int j = 0; j < 6; j++) {
+          b.append(colliding[(bits >> j) & 1]); // 64 keys, one hash code
+        }
+        key = b.toString();
+      } else {
+        int r = random.nextInt(1 << 16);
+        key = "k" + (r * (long) r >>> 24); // skewed: low numbers are drawn far more often
+      }
+      long value = random.nextInt(1000) - 500;
+      model.merge(key, value, Long::sum);
+      buffer.add(new String(key), value); // a fresh object, as a tokenizer emits
+    }
+    buffer.flush();
+    assertEquals(model, sums);
+    assertEquals(64, model.keySet().stream().filter(k -> k.startsWith("c")).count());
+    int mostPairs = pairsPerKey.values().stream().mapToInt(Integer::intValue).max().orElse(0);
+    assertTrue(mostPairs <= adds / maxHeld + 1, "a key was written " + mostPairs + " times");
+  }
+
+  /** Keys grouped by their encoding (byte[] keys, whose equals is identity) merge by content. */
+  @Test
+  void byteArrayKeysAreGroupedByContent() throws Exception {
+    Map<String, Long> sums = new HashMap<>();
+    long[] pairs = {0};
+    PairWriter summing = (k, v) -> {
+      pairs[0]++;
+      sums.merge(java.util.Arrays.toString(Serdes.BYTES.decodeKey(k)), Serdes.LONG.decodeValue(v), Long::sum);
+    };
+    Reducer<byte[], Long, byte[], Long> sum = (key, values, out) -> {
+      long total = 0;
+      for (long v : values) {
+        total += v;
+      }
+      out.emit(key, total);
+    };
+    CombiningBuffer<byte[], Long> buffer = new CombiningBuffer<>(sum, Serdes.BYTES, Serdes.LONG, summing, 1_000_000);
+    Map<String, Long> model = new HashMap<>();
+    Random random = new Random(7);
+    byte[] reused = new byte[3];
+    for (int i = 0; i < 100_000; i++) {
+      int k = random.nextInt(5000);
+      reused[0] = (byte) k;
+      reused[1] = (byte) (k >> 8);
+      reused[2] = 'x';
+      String name = java.util.Arrays.toString(reused);
+      model.merge(name, (long) i, Long::sum);
+      buffer.add(reused, (long) i); // the mapper's own array, reused for every pair
+    }
+    buffer.flush();
+    assertEquals(model, sums);
+    assertEquals(model.size(), pairs[0], "one pair per distinct key: equal contents are one group");
+  }
 }
