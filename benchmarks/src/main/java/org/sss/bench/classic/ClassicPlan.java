@@ -36,9 +36,9 @@ import org.sss.client.cluster.HugePages;
  *       median and the range);
  *   <li>{@code warmups}: untimed runs of every job on every engine before its timed runs
  *       (default 1), in the same JVM (Spark: in its one JVM and context);
- *   <li>{@code spark.javaOpts}: the Spark JVM's options (default {@code -Xmx4g}, as bin/sss, with
- *       {@code -XX:+UseTransparentHugePages} where the kernel gives huge pages on request, as
- *       bin/sss asks for them: {@link HugePages}).
+ *   <li>{@code spark.javaOpts}: the Spark JVM's options (default {@code -Xmx4g -Xmn1g}, bin/sss's
+ *       heap, with {@code -XX:+UseTransparentHugePages} where the kernel gives huge pages on
+ *       request, as bin/sss asks for them: {@link HugePages}).
  * </ul>
  */
 public record ClassicPlan(String name, Path source, int nodes, int threadsPerNode, List<String> jobs,
@@ -145,10 +145,10 @@ public record ClassicPlan(String name, Path source, int nodes, int threadsPerNod
         kv.getOrDefault("spark.javaOpts", defaultSparkJavaOpts()), warmups, repeats);
   }
 
-  /** {@code -Xmx4g}, and huge pages where bin/sss's own JVM asks for them. */
+  /** bin/sss's heap ({@code -Xmx4g -Xmn1g}), and huge pages where bin/sss's own JVM asks for them. */
   static String defaultSparkJavaOpts() {
     String hugePages = HugePages.jvmOption();
-    return hugePages == null ? "-Xmx4g" : "-Xmx4g " + hugePages;
+    return hugePages == null ? "-Xmx4g -Xmn1g" : "-Xmx4g -Xmn1g " + hugePages;
   }
 
   /** Checks an engine list. */

@@ -240,6 +240,7 @@ class CombiningBufferTest {
     buffer.flush();
     assertEquals(added[0], writes[0], "every key written once");
   }
+
   /**
    * Against a plain model: string keys (some with equal hash codes: "Aa" and "BB" collide, and
    * so does every string made of such pairs), drawn with a skew so that some keys take many
@@ -252,12 +253,17 @@ class CombiningBufferTest {
     Map<String, Long> model = new HashMap<>();
     Map<String, Long> sums = new HashMap<>();
     Map<String, Integer> pairsPerKey = new HashMap<>();
+    long[] writtenBeforeTheLastFlush = {0};
+    boolean[] lastFlush = {false};
     PairWriter summing = (k, v) -> {
+      if (!lastFlush[0]) {
+        writtenBeforeTheLastFlush[0]++;
+      }
       String key = Serdes.STRING.decodeKey(k);
       sums.merge(key, Serdes.LONG.decodeValue(v), Long::sum);
       pairsPerKey.merge(key, 1, Integer::sum);
     };
-    int maxHeld = 20_000;
+    int maxHeld = 10_000; // 320 keys of up to 64 held values each pass it: the bound forces flushes
     CombiningBuffer<String, Long> buffer = new CombiningBuffer<>(new LongSum(), Serdes.STRING, Serdes.LONG, summing,
         maxHeld);
     String[] colliding = {"Aa", "BB"};
@@ -280,6 +286,8 @@ class CombiningBufferTest {
       model.merge(key, value, Long::sum);
       buffer.add(new String(key), value); // a fresh object, as a tokenizer emits
     }
+    assertTrue(writtenBeforeTheLastFlush[0] > 0, "the value bound never forced a flush");
+    lastFlush[0] = true;
     buffer.flush();
     assertEquals(model, sums);
     assertEquals(64, model.keySet().stream().filter(k -> k.startsWith("c")).count());
