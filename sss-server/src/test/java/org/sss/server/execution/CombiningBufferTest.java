@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +40,7 @@ class CombiningBufferTest {
       for (byte[] v : values) {
         if (sum == null) {
           sum = out != null && out.length == v.length ? out : new byte[v.length];
-          java.util.Arrays.fill(sum, (byte) 0);
+          Arrays.fill(sum, (byte) 0);
         }
         for (int i = 0; i < v.length; i++) {
           sum[i] += v[i];
@@ -244,9 +245,9 @@ class CombiningBufferTest {
   /**
    * Against a plain model: string keys (some with equal hash codes: "Aa" and "BB" collide, and
    * so does every string made of such pairs), drawn with a skew so that some keys take many
-   * values and most few, across enough keys to grow the table several times and to flush it by
-   * the value bound more than once. Every key's sum must be exact and the written pairs per key
-   * at most the flushes plus one.
+   * values and most few, with a value bound low enough that the buffer is flushed by it many
+   * times before its last flush. Every key's sum must be exact and the written pairs per key at
+   * most the forced flushes plus one.
    */
   @Test
   void stringKeysWithCollidingHashesSumExactlyAsAModel() throws Exception {
@@ -302,7 +303,7 @@ class CombiningBufferTest {
     long[] pairs = {0};
     PairWriter summing = (k, v) -> {
       pairs[0]++;
-      sums.merge(java.util.Arrays.toString(Serdes.BYTES.decodeKey(k)), Serdes.LONG.decodeValue(v), Long::sum);
+      sums.merge(Arrays.toString(Serdes.BYTES.decodeKey(k)), Serdes.LONG.decodeValue(v), Long::sum);
     };
     Reducer<byte[], Long, byte[], Long> sum = (key, values, out) -> {
       long total = 0;
@@ -320,7 +321,7 @@ class CombiningBufferTest {
       reused[0] = (byte) k;
       reused[1] = (byte) (k >> 8);
       reused[2] = 'x';
-      String name = java.util.Arrays.toString(reused);
+      String name = Arrays.toString(reused);
       model.merge(name, (long) i, Long::sum);
       buffer.add(reused, (long) i); // the mapper's own array, reused for every pair
     }
