@@ -144,7 +144,8 @@ start_node() {
   if [[ "${SSS_THP:-1}" != "0" ]] && grep -qE '\[(always|madvise)\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
     thp=(-XX:+UseTransparentHugePages)
   fi
-  ip netns exec "$ns" setsid "$java_bin" -Xmx"$heap" -XX:+UseParallelGC "${thp[@]}" -cp "$cp" org.sss.server.ServerMain \
+  ip netns exec "$ns" setsid "$java_bin" -Xmx"$heap" -XX:+UseParallelGC "${thp[@]}" \
+    --add-opens=java.base/java.nio=ALL-UNNAMED -Dio.netty.tryReflectionSetAccessible=true -cp "$cp" org.sss.server.ServerMain \
     --config "$dir/node-$i/node.properties" >> "$dir/node-$i/server.log" 2>&1 < /dev/null &
 }
 

@@ -1,11 +1,14 @@
 package org.sss.server;
 
 import java.nio.file.Path;
+import org.slf4j.LoggerFactory;
+import org.sss.core.transport.Buffers;
 
 /**
  * Runs one node in the foreground: {@code ServerMain --config FILE}. This is what
  * {@code bin/sss server} and {@code bin/sss cluster start} run, and what a container runs.
- * Exits non-zero with one line on stderr when the node cannot start.
+ * Exits non-zero with one line on stderr when the node cannot start. A process started without
+ * {@link Buffers#JVM_OPTIONS} says so in its log (it works, with slower starts).
  */
 public final class ServerMain {
   private ServerMain() {}
@@ -14,6 +17,10 @@ public final class ServerMain {
     if (args.length != 2 || !args[0].equals("--config")) {
       System.err.println("usage: sss server --config FILE");
       System.exit(2);
+    }
+    if (!Buffers.unzeroedChunks()) {
+      LoggerFactory.getLogger(ServerMain.class).warn("Netty's buffer chunks are zeroed when made, touching every page"
+          + " (slower starts): start the JVM with {}", String.join(" ", Buffers.JVM_OPTIONS));
     }
     SssServer server;
     try {

@@ -23,6 +23,7 @@ import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.NodeAddress;
 import org.sss.core.cluster.ReplicaPlacement;
 import org.sss.core.transport.Auth;
+import org.sss.core.transport.Buffers;
 
 /**
  * A cluster of server processes on this machine, one per node, all on 127.0.0.1. Everything
@@ -290,6 +291,7 @@ public final class LocalProcessCluster implements SssCluster {
     if (hugePages != null) {
       cmd.add(hugePages);
     }
+    cmd.addAll(Buffers.JVM_OPTIONS);
     cmd.addAll(List.of("-cp", classpath, SERVER_MAIN, "--config", config.toString()));
     Path log = nd.resolve("server.log");
     long offset = Files.exists(log) ? Files.size(log) : 0;

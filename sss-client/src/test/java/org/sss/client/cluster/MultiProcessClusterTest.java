@@ -207,6 +207,19 @@ class MultiProcessClusterTest {
     assertEquals(Map.of(), errors);
   }
 
+  /**
+   * The servers were started with {@code Buffers.JVM_OPTIONS}: their buffer chunks come unzeroed
+   * (a server without them warns, which the tests' log level shows).
+   */
+  @Test
+  @Order(6)
+  void serverLogs_sayNothingOfZeroedChunks() throws IOException {
+    for (int i = 0; i < 3; i++) {
+      List<String> lines = Files.readAllLines(dir.resolve("node-" + i).resolve("server.log"));
+      assertTrue(lines.stream().noneMatch(l -> l.contains("chunks are zeroed")), "node " + i + ": " + lines);
+    }
+  }
+
   private List<Long> pids() {
     List<Long> out = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
