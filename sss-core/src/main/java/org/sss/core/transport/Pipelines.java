@@ -21,9 +21,6 @@ public final class Pipelines {
 
   private Pipelines() {}
 
-  /** Frames up to this size get their whole buffer when their length arrives (see {@link FrameCumulator}). */
-  static final int MAX_PRESIZED_FRAME = 16 << 20;
-
   /** The largest socket read: a whole default scan chunk or write batch at once. */
   static final int MAX_READ = 1 << 20;
 
@@ -46,7 +43,7 @@ public final class Pipelines {
   /** As above, with a limit that may change while the connection lives (see {@link FrameLimit}). */
   public static <M extends MessageLite> void addFraming(ChannelPipeline p, Parser<M> parser, FrameLimit limit) {
     LengthFieldBasedFrameDecoder frames = new LimitedFrameDecoder(limit);
-    frames.setCumulator(new FrameCumulator(limit, MAX_PRESIZED_FRAME));
+    frames.setCumulator(new FrameCumulator(limit));
     p.addLast("frame", frames);
     p.addLast("header", new FrameDecoder<>(parser));
     p.addLast("encoder", ENCODER);

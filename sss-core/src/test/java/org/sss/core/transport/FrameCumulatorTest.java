@@ -84,7 +84,7 @@ class FrameCumulatorTest {
 
   @Test
   void cumulate_sizesTheBufferForTheWholeFrame_onceTheLengthIsKnown() {
-    FrameCumulator cumulator = new FrameCumulator(FrameLimit.fixed(64 << 20), 1 << 20);
+    FrameCumulator cumulator = new FrameCumulator(FrameLimit.fixed(64 << 20));
     ByteBuf first = POOLED.directBuffer(16).writeInt(100_000).writeLong(1);
     ByteBuf second = POOLED.directBuffer(64).writeBytes(new byte[64]);
     ByteBuf c = cumulator.cumulate(POOLED, first, second);
@@ -98,10 +98,11 @@ class FrameCumulatorTest {
     assertEquals(0, second.refCnt());
   }
 
+  /** Before the peer authenticated, an announced frame reserves nothing beyond what arrived. */
   @Test
-  void cumulate_doesNotReserveMoreThanTheLimit_forAnAnnouncedHugeFrame() {
-    FrameCumulator cumulator = new FrameCumulator(FrameLimit.fixed(64 << 20), 1 << 20);
-    ByteBuf first = POOLED.directBuffer(8).writeInt(50 << 20).writeInt(0);
+  void cumulate_beforeAuthentication_doesNotReserveAnAnnouncedLargeFrame() {
+    FrameCumulator cumulator = new FrameCumulator(FrameLimit.untilAuthenticated(64 << 20));
+    ByteBuf first = POOLED.directBuffer(8).writeInt(1 << 20).writeInt(0);
     ByteBuf second = POOLED.directBuffer(64).writeBytes(new byte[64]);
     ByteBuf c = cumulator.cumulate(POOLED, first, second);
     try {
@@ -112,9 +113,35 @@ class FrameCumulatorTest {
     }
   }
 
+  /**
+   * A frame of a 16 MiB value (a few bytes more than 16 MiB) gets one buffer of its size once
+   * its length is known, however it arrives: each byte is copied once, not at every 4 MiB step.
+   */
+  @Test
+  void cumulate_presizesAFrameOfA16MiBValue_andAppendsTheRestInPlace() {
+    FrameCumulator cumulator = new FrameCumulator(FrameLimit.fixed(64 << 20));
+    int frame = (16 << 20) + 60;
+    ByteBuf c = POOLED.directBuffer(8).writeInt(frame).writeInt(7);
+    c = cumulator.cumulate(POOLED, c, POOLED.directBuffer(1024).writeBytes(new byte[1024]));
+    ByteBuf sized = c;
+    try {
+      assertEquals(4 + frame, sized.capacity());
+      for (int arrived = 1032; arrived < 4 + frame; ) {
+        int n = Math.min(64 << 10, 4 + frame - arrived);
+        c = cumulator.cumulate(POOLED, c, POOLED.directBuffer(n).writeBytes(new byte[n]));
+        assertSame(sized, c, "moved after " + arrived + " bytes");
+        arrived += n;
+      }
+      assertEquals(4 + frame, c.readableBytes());
+      assertEquals(7, c.getInt(4));
+    } finally {
+      c.release();
+    }
+  }
+
   @Test
   void cumulate_appendsWithinCapacity_withoutMovingTheBuffer() {
-    FrameCumulator cumulator = new FrameCumulator(FrameLimit.fixed(64 << 20), 1 << 20);
+    FrameCumulator cumulator = new FrameCumulator(FrameLimit.fixed(64 << 20));
     ByteBuf first = POOLED.directBuffer(1024).writeInt(1000);
     ByteBuf retained = first.retainedSlice(0, 4); // as a frame body still being worked on
     ByteBuf c = cumulator.cumulate(POOLED, first, POOLED.directBuffer(100).writeBytes(new byte[100]));
