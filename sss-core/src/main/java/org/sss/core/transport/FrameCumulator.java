@@ -18,7 +18,8 @@ import io.netty.handler.codec.ByteToMessageDecoder;
  * the unread bytes to a new buffer, so a retained slice of an earlier frame (a request body
  * still being worked on) never sees its memory move.
  *
- * <p>Every frame within the connection's current {@link FrameLimit} is presized. Before the peer
+ * <p>Every frame within the connection's current {@link FrameLimit} is presized, with room for
+ * one more socket read past its end (up to {@link Pipelines#MAX_READ}). Before the peer
  * has authenticated that limit is small, so a stranger cannot make the node reserve more than
  * that by announcing a frame it never sends. Frames were once presized only up to 16 MiB; a
  * frame holding a value of 16 MiB (the synthetic benchmark's write-intensive point of 64 keys)
@@ -64,7 +65,10 @@ final class FrameCumulator implements ByteToMessageDecoder.Cumulator {
     if (held >= 4) {
       long frameEnd = 4L + cumulation.getInt(cumulation.readerIndex());
       if (frameEnd > total && frameEnd <= 4L + limit.current()) {
-        capacity = (int) frameEnd;
+        // room for one more read past the frame: frames sent back to back (a bulk writer's
+        // batches in flight) end in a read that also brings the next one's start, which would
+        // otherwise not fit and move the whole frame to a bigger buffer
+        capacity = (int) Math.min(Integer.MAX_VALUE - 8, frameEnd + Math.min(frameEnd, Pipelines.MAX_READ));
       }
     }
     ByteBuf bigger = alloc.buffer(capacity);

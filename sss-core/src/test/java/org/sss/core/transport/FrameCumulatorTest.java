@@ -89,7 +89,7 @@ class FrameCumulatorTest {
     ByteBuf second = POOLED.directBuffer(64).writeBytes(new byte[64]);
     ByteBuf c = cumulator.cumulate(POOLED, first, second);
     try {
-      assertEquals(100_004, c.capacity());
+      assertEquals(100_004 + 100_004, c.capacity()); // the frame, and as much again for the next read
       assertEquals(12 + 64, c.readableBytes());
       assertEquals(100_000, c.getInt(0));
     } finally {
@@ -115,7 +115,8 @@ class FrameCumulatorTest {
 
   /**
    * A frame of a 16 MiB value (a few bytes more than 16 MiB) gets one buffer of its size once
-   * its length is known, however it arrives: each byte is copied once, not at every 4 MiB step.
+   * its length is known, however it arrives, with room for the read that ends it: each byte is
+   * copied once, not at every 4 MiB step, nor again when the next frame follows at once.
    */
   @Test
   void cumulate_presizesAFrameOfA16MiBValue_andAppendsTheRestInPlace() {
@@ -125,15 +126,22 @@ class FrameCumulatorTest {
     c = cumulator.cumulate(POOLED, c, POOLED.directBuffer(1024).writeBytes(new byte[1024]));
     ByteBuf sized = c;
     try {
-      assertEquals(4 + frame, sized.capacity());
+      assertEquals(4 + frame + Pipelines.MAX_READ, sized.capacity());
       for (int arrived = 1032; arrived < 4 + frame; ) {
         int n = Math.min(64 << 10, 4 + frame - arrived);
         c = cumulator.cumulate(POOLED, c, POOLED.directBuffer(n).writeBytes(new byte[n]));
         assertSame(sized, c, "moved after " + arrived + " bytes");
         arrived += n;
       }
-      assertEquals(4 + frame, c.readableBytes());
+      // the read that ends it also brings the next frame's start (frames sent back to back)
+      int tail = 1000;
+      int next = Pipelines.MAX_READ - tail;
+      ByteBuf read = POOLED.directBuffer(Pipelines.MAX_READ).writeBytes(new byte[tail]).writeInt(frame).writeZero(next - 4);
+      c = cumulator.cumulate(POOLED, c.writerIndex(c.writerIndex() - tail), read);
+      assertSame(sized, c, "moved by the read that ends it");
+      assertEquals(4 + frame + next, c.readableBytes());
       assertEquals(7, c.getInt(4));
+      assertEquals(frame, c.getInt(4 + frame));
     } finally {
       c.release();
     }
