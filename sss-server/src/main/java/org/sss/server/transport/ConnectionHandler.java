@@ -182,6 +182,10 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
       }
       return;
     }
+    if (req.getOpCase() == Request.OpCase.GET_VIEW) {
+      answerViewNow(ctx, frame);
+      return;
+    }
     noteCoordinatedJob(req);
     boolean overOwn = inFlight.incrementAndGet() >= MAX_IN_FLIGHT;
     boolean overNode = !queued.enter();
@@ -224,6 +228,27 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
   /** The job a CreateTable creates a table for, or null. */
   private static String intermediateJobOf(Request req) {
     return req.hasCreateTable() && !req.getCreateTable().getJobId().isEmpty() ? req.getCreateTable().getJobId() : null;
+  }
+
+  /**
+   * Answers a {@code GetView} on the event loop, not through the workers. It is how the
+   * membership's leader probes whether a node is alive (and how clients learn the view), and it
+   * reads only the view held in memory. Queued behind the workers' requests, it went unanswered
+   * while they were busy (a commit flushing and syncing a large output, a scan, catching up):
+   * five such seconds decided a node down that was only busy, and its jobs ran again.
+   */
+  private void answerViewNow(ChannelHandlerContext ctx, Frame<Request> frame) {
+    Request req = frame.header();
+    Frame<Response> answer;
+    try {
+      answer = kvs.handle(req, frame.body(), scans, ctx.alloc());
+    } catch (RuntimeException e) {
+      LOG.error("node {}: {} failed", nodeId, req.getOpCase(), e);
+      answer = error(req.getId(), ErrorCode.INTERNAL, e.toString());
+    } finally {
+      frame.release();
+    }
+    ctx.writeAndFlush(answer);
   }
 
   private void run(ChannelHandlerContext ctx, Frame<Request> frame) {

@@ -31,6 +31,7 @@ import org.sss.core.keys.StoredKeys;
 import org.sss.core.proto.Count;
 import org.sss.core.proto.CreateTable;
 import org.sss.core.proto.ErrorCode;
+import org.sss.core.proto.GetView;
 import org.sss.core.proto.Hello;
 import org.sss.core.proto.ListTables;
 import org.sss.core.proto.PutBatch;
@@ -441,6 +442,25 @@ class ConnectionHandlerTest {
     Response tables = c.response();
     assertEquals(9, tables.getId());
     assertEquals(List.of("t"), tables.getTables().getTablesList().stream().map(TableInfo::getName).toList());
+  }
+
+  /**
+   * The membership probes a node with GetView: answered at once, however many requests wait for
+   * the workers, so a node that is busy is not taken for one that is dead.
+   */
+  @Test
+  void aGetView_isAnsweredAtOnce_whileEveryWorkerIsBusy() {
+    Client c = connect().authenticated();
+    c.send(Request.newBuilder().setId(7).setCreateTable(CreateTable.newBuilder().setTable("t")).build());
+    c.send(listTables(8));
+    c.send(Request.newBuilder().setId(9).setGetView(GetView.getDefaultInstance()).build());
+    Response view = c.response();
+    assertEquals(9, view.getId());
+    assertEquals(ErrorCode.OK, view.getCode(), view.getMessage());
+    assertTrue(view.hasView(), view.toString());
+    assertEquals(2, workers.size(), "the other requests still wait for the workers");
+    workers.runAll();
+    assertEquals(List.of(7L, 8L), c.responses().stream().map(Response::getId).toList());
   }
 
   @Test
