@@ -53,7 +53,10 @@ import org.sss.core.transport.Buffers;
  * (SIGTERM, then SIGKILL after 15 s, said per node with what may be lost).
  *
  * <p>Server processes run {@code org.sss.server.ServerMain} with the class path in the system
- * property {@code sss.server.classpath} (set by {@code bin/sss}), or this JVM's class path.
+ * property {@code sss.server.classpath} (set by {@code bin/sss}), or this JVM's class path, and
+ * the JVM options in the environment variable {@code SSS_SERVER_JAVA_OPTS} (split at spaces)
+ * after their own: a profiler's agent, logging, or a JIT setting for short-lived servers (the
+ * build's tests start theirs with {@code -XX:TieredStopAtLevel=1}).
  */
 public final class LocalProcessCluster implements SssCluster {
   private static final String SERVER_MAIN = "org.sss.server.ServerMain";
@@ -65,6 +68,11 @@ public final class LocalProcessCluster implements SssCluster {
   private final ClusterSpec spec;
   /** The file the nodes read (DIR/cluster.properties, or a resize's private one). */
   private final Path clusterFile;
+
+  /** The options of {@code SSS_SERVER_JAVA_OPTS}: words separated by spaces; none when unset or blank. */
+  static List<String> extraServerOptions(String value) {
+    return value == null || value.isBlank() ? List.of() : List.of(value.strip().split("\\s+"));
+  }
 
   private LocalProcessCluster(Path dir, ClusterSpec spec) {
     this(dir, spec, dir.resolve("cluster.properties"));
@@ -292,6 +300,7 @@ public final class LocalProcessCluster implements SssCluster {
       cmd.add(hugePages);
     }
     cmd.addAll(Buffers.JVM_OPTIONS);
+    cmd.addAll(extraServerOptions(System.getenv("SSS_SERVER_JAVA_OPTS")));
     cmd.addAll(List.of("-cp", classpath, SERVER_MAIN, "--config", config.toString()));
     Path log = nd.resolve("server.log");
     long offset = Files.exists(log) ? Files.size(log) : 0;

@@ -34,6 +34,7 @@ import org.sss.client.it.LeakDetection;
 import org.sss.client.io.BulkIO;
 import org.sss.core.keys.KeyCodec;
 import org.sss.core.proto.DataType;
+import org.sss.core.transport.Buffers;
 
 /**
  * A cluster of three real server processes: a text file goes in through {@link BulkIO#load},
@@ -218,6 +219,26 @@ class MultiProcessClusterTest {
       List<String> lines = Files.readAllLines(dir.resolve("node-" + i).resolve("server.log"));
       assertTrue(lines.stream().noneMatch(l -> l.contains("chunks are zeroed")), "node " + i + ": " + lines);
     }
+  }
+
+  /**
+   * Each server runs with the options every SSS server gets and those of SSS_SERVER_JAVA_OPTS,
+   * which the build sets for its tests (the root pom's surefire configuration).
+   */
+  @Test
+  @Order(7)
+  void servers_runWithTheBuffersOptions_andThoseOfTheEnvironment() throws IOException {
+    String extra = System.getenv("SSS_SERVER_JAVA_OPTS");
+    assertTrue(extra != null && !extra.isBlank(), "the build sets SSS_SERVER_JAVA_OPTS for the tests");
+    for (long pid : pids()) {
+      List<String> args = List.of(new String(Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline")),
+          StandardCharsets.UTF_8).split("\0"));
+      assertTrue(args.containsAll(Buffers.JVM_OPTIONS), args.toString());
+      assertTrue(args.containsAll(LocalProcessCluster.extraServerOptions(extra)), args.toString());
+      assertTrue(args.indexOf(extra.strip().split("\\s+")[0]) < args.indexOf("-cp"), "JVM options come before the class path");
+    }
+    assertEquals(List.of(), LocalProcessCluster.extraServerOptions("  "));
+    assertEquals(List.of("-Da=1", "-Xlog:gc"), LocalProcessCluster.extraServerOptions(" -Da=1   -Xlog:gc "));
   }
 
   private List<Long> pids() {
