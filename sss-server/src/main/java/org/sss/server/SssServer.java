@@ -41,6 +41,7 @@ import org.sss.server.store.Relayout;
 import org.sss.server.transport.ConnectionHandler;
 import org.sss.server.transport.QueuedRequests;
 import org.sss.server.transport.Unauthenticated;
+import org.sss.server.transport.WorkerProgress;
 
 /**
  * One SSS node: the node's store behind a Netty server.
@@ -169,6 +170,7 @@ public final class SssServer implements AutoCloseable {
     ThreadPoolExecutor workers = new ThreadPoolExecutor(config.workerThreads(), config.workerThreads(),
         60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
         new DefaultThreadFactory("sss-node" + config.nodeId() + "-worker", true));
+    WorkerProgress progress = new WorkerProgress(workers); // one per node: its connections share the workers
     EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("sss-node" + config.nodeId() + "-accept", true));
     EventLoopGroup io = new NioEventLoopGroup(2, new DefaultThreadFactory("sss-node" + config.nodeId() + "-io", true));
     String secret = config.cluster().secret();
@@ -210,7 +212,7 @@ public final class SssServer implements AutoCloseable {
               FrameLimit frames = FrameLimit.untilAuthenticated(config.maxFrameBytes());
               Pipelines.addFraming(c.pipeline(), Request.parser(), frames);
               c.pipeline().addLast("node", new ConnectionHandler(secret, config.nodeId(), layout, kvs, engine,
-                  workers, stopRequested, frames, unauthenticated, queued));
+                  progress, stopRequested, frames, unauthenticated, queued));
             }
           })
           .register().sync().channel(); // the socket is bound already: registering starts accepting

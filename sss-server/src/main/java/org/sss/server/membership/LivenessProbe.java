@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.proto.GetView;
 import org.sss.core.proto.Request;
+import org.sss.core.proto.ViewAnswer;
 import org.sss.core.transport.Connection;
 import org.sss.core.transport.Pipelines;
 import org.sss.core.transport.Tls;
@@ -17,10 +18,18 @@ import org.sss.core.transport.Tls;
  * silent from its last answer (or from when probing began) until its next one. What is probed
  * is the service clients use, not Raft's own heartbeats: a node whose store or port is gone is
  * down for its clients whatever its Raft does; so is a node that answers without a lease (it
- * cannot reach the majority, so it refuses every read and write).
+ * cannot reach the majority, so it refuses every read and write), and so is one whose workers
+ * have begun none of the requests waiting for them for {@link #STALLED_MILLIS}: a node answers a
+ * probe on its event loop, so that workers merely busy do not make it silent.
  */
 final class LivenessProbe implements AutoCloseable {
   private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(1);
+  /**
+   * Requests waiting this long with no worker beginning one make a node count as silent: busy
+   * workers begin one now and then, hung ones (a disk that stopped answering) never do. The
+   * node is decided down {@code Membership.DOWN_AFTER_MILLIS} later.
+   */
+  static final long STALLED_MILLIS = 10_000;
 
   private final ClusterSpec spec;
   private final int self;
@@ -66,8 +75,7 @@ final class LivenessProbe implements AutoCloseable {
             .whenComplete((answer, failure) -> {
               // a node that answers but cannot confirm its view with a majority refuses to serve:
               // for writers it is as silent as a dead one (a link cut one way)
-              boolean serving = answer != null
-                  && answer.header().getView().getConfirmedMillisAgo() <= Membership.LEASE_MILLIS;
+              boolean serving = answer != null && serves(answer.header().getView());
               if (answer != null) {
                 store(n, answer.header().getView().getStore());
                 answer.release();
@@ -76,6 +84,15 @@ final class LivenessProbe implements AutoCloseable {
             });
       }
     }
+  }
+
+  /**
+   * Whether an answer says its node serves: its view confirmed by a majority within the lease,
+   * and its workers not stalled for {@link #STALLED_MILLIS} (the answer comes from the node's
+   * event loop, which still answers when every worker hangs).
+   */
+  static boolean serves(ViewAnswer a) {
+    return a.getConfirmedMillisAgo() <= Membership.LEASE_MILLIS && a.getWorkersStalledMillis() < STALLED_MILLIS;
   }
 
   private synchronized void store(int node, String id) {

@@ -75,7 +75,7 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
   private final String layout;
   private final KvsService kvs;
   private final EngineService engine;
-  private final Executor workers;
+  private final WorkerProgress workers;
   private final ScanRegistry scans;
   /** What a StopNode request does to the node. */
   public interface NodeStopper {
@@ -105,7 +105,7 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
   private boolean counted;
 
   public ConnectionHandler(String secret, int nodeId, String layout, KvsService kvs, EngineService engine,
-                           Executor workers, NodeStopper stopNode, FrameLimit frameLimit,
+                           WorkerProgress workers, NodeStopper stopNode, FrameLimit frameLimit,
                            Unauthenticated unauthenticated, QueuedRequests queued) {
     super(false);
     this.queued = queued;
@@ -186,6 +186,10 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
       answerViewNow(ctx, frame);
       return;
     }
+    if (req.getOpCase() == Request.OpCase.STAGE_PROGRESS) {
+      answerProgressNow(ctx, frame);
+      return;
+    }
     noteCoordinatedJob(req);
     boolean overOwn = inFlight.incrementAndGet() >= MAX_IN_FLIGHT;
     boolean overNode = !queued.enter();
@@ -235,13 +239,18 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
    * membership's leader probes whether a node is alive (and how clients learn the view), and it
    * reads only the view held in memory. Queued behind the workers' requests, it went unanswered
    * while they were busy (a commit flushing and syncing a large output, a scan, catching up):
-   * five such seconds decided a node down that was only busy, and its jobs ran again.
+   * five such seconds decided a node down that was only busy, and its jobs ran again. Whether
+   * the workers move at all goes with the answer ({@link WorkerProgress}): a node whose workers
+   * hang still ends up decided down.
    */
   private void answerViewNow(ChannelHandlerContext ctx, Frame<Request> frame) {
     Request req = frame.header();
     Frame<Response> answer;
     try {
-      answer = kvs.handle(req, frame.body(), scans, ctx.alloc());
+      Frame<Response> view = kvs.handle(req, frame.body(), scans, ctx.alloc());
+      Response r = view.header();
+      answer = !r.hasView() ? view : Frame.of(r.toBuilder()
+          .setView(r.getView().toBuilder().setWorkersStalledMillis(workers.stalledMillis())).build());
     } catch (RuntimeException e) {
       LOG.error("node {}: {} failed", nodeId, req.getOpCase(), e);
       answer = error(req.getId(), ErrorCode.INTERNAL, e.toString());
@@ -249,6 +258,24 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
       frame.release();
     }
     ctx.writeAndFlush(answer);
+  }
+
+  /**
+   * Answers a {@code StageProgress} on the event loop: the coordinator polls each node's stage
+   * with it and takes a node that does not answer within its wait for lost, and it reads only
+   * counters held in memory. Behind busy workers it could wait past that.
+   */
+  private void answerProgressNow(ChannelHandlerContext ctx, Frame<Request> frame) {
+    Request req = frame.header();
+    CompletableFuture<Frame<Response>> answer;
+    try {
+      answer = engine.handle(req, frame.body());
+    } catch (RuntimeException e) {
+      answer = CompletableFuture.failedFuture(e);
+    } finally {
+      frame.release();
+    }
+    answer.whenComplete((r, e) -> ctx.writeAndFlush(e == null ? r : EngineService.error(req.getId(), e)));
   }
 
   private void run(ChannelHandlerContext ctx, Frame<Request> frame) {

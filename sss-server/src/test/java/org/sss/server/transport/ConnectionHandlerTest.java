@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,6 +38,7 @@ import org.sss.core.proto.ListTables;
 import org.sss.core.proto.PutBatch;
 import org.sss.core.proto.Request;
 import org.sss.core.proto.Response;
+import org.sss.core.proto.StageProgress;
 import org.sss.core.proto.StopNode;
 import org.sss.core.proto.TableInfo;
 import org.sss.core.transport.Auth;
@@ -68,6 +70,8 @@ class ConnectionHandlerTest {
   private KvsService kvs;
   private EngineService engine;
   private final HeldTasks workers = new HeldTasks();
+  /** The clock by which the workers' progress is measured ({@link WorkerProgress}). */
+  private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
   private final Stopper stopper = new Stopper();
   private Unauthenticated unauthenticated = new Unauthenticated(Unauthenticated.DEFAULT_MAX);
   private QueuedRequests queued = new QueuedRequests(QueuedRequests.DEFAULT_MAX);
@@ -142,7 +146,8 @@ class ConnectionHandlerTest {
 
     Client(Executor pool) {
       FrameLimit limit = FrameLimit.untilAuthenticated(Pipelines.DEFAULT_MAX_FRAME);
-      ConnectionHandler handler = new ConnectionHandler(SECRET, 0, layout, kvs, engine, pool, stopper, limit,
+      ConnectionHandler handler = new ConnectionHandler(SECRET, 0, layout, kvs, engine,
+          new WorkerProgress(pool, nanos::get), stopper, limit,
           unauthenticated, queued);
       channel = new EmbeddedChannel(new ChannelInitializer<Channel>() {
         @Override
@@ -446,21 +451,42 @@ class ConnectionHandlerTest {
 
   /**
    * The membership probes a node with GetView: answered at once, however many requests wait for
-   * the workers, so a node that is busy is not taken for one that is dead.
+   * the workers, so a node that is busy is not taken for one that is dead; the answer says how
+   * long the waiting requests have waited with no worker beginning one, so one whose workers
+   * hang is still found out.
    */
   @Test
-  void aGetView_isAnsweredAtOnce_whileEveryWorkerIsBusy() {
+  void aGetView_isAnsweredAtOnce_whileEveryWorkerIsBusy_sayingHowLongTheyHaveNotMoved() {
     Client c = connect().authenticated();
     c.send(Request.newBuilder().setId(7).setCreateTable(CreateTable.newBuilder().setTable("t")).build());
     c.send(listTables(8));
+    nanos.addAndGet(12_000_000_000L);
     c.send(Request.newBuilder().setId(9).setGetView(GetView.getDefaultInstance()).build());
     Response view = c.response();
     assertEquals(9, view.getId());
     assertEquals(ErrorCode.OK, view.getCode(), view.getMessage());
     assertTrue(view.hasView(), view.toString());
+    assertEquals(12_000, view.getView().getWorkersStalledMillis());
     assertEquals(2, workers.size(), "the other requests still wait for the workers");
     workers.runAll();
     assertEquals(List.of(7L, 8L), c.responses().stream().map(Response::getId).toList());
+    c.send(Request.newBuilder().setId(10).setGetView(GetView.getDefaultInstance()).build());
+    assertEquals(0, c.response().getView().getWorkersStalledMillis(), "nothing waits now");
+  }
+
+  /** The coordinator polls a stage with StageProgress: answered at once, like a GetView. */
+  @Test
+  void aStageProgress_isAnsweredAtOnce_whileEveryWorkerIsBusy() {
+    Client c = connect().authenticated();
+    c.send(listTables(7));
+    c.send(Request.newBuilder().setId(8).setStageProgress(StageProgress.newBuilder().setJobId("no-such-job")).build());
+    Response progress = c.response();
+    assertEquals(8, progress.getId());
+    assertEquals(ErrorCode.OK, progress.getCode(), progress.getMessage());
+    assertTrue(progress.getStageReport().getDone(), "a stage this node does not run is done here");
+    assertEquals(1, workers.size());
+    workers.runAll();
+    assertEquals(7, c.response().getId());
   }
 
   @Test

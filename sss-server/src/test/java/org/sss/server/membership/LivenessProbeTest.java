@@ -1,0 +1,27 @@
+package org.sss.server.membership;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import org.sss.core.proto.ViewAnswer;
+
+/** What a probe's answer must say for its node to count as answering. */
+class LivenessProbeTest {
+  private static ViewAnswer answer(long confirmedMillisAgo, long stalledMillis) {
+    return ViewAnswer.newBuilder().setReplicated(true).setConfirmedMillisAgo(confirmedMillisAgo)
+        .setWorkersStalledMillis(stalledMillis).build();
+  }
+
+  @Test
+  void aConfirmedViewAndWorkersThatMove_serve() {
+    assertTrue(LivenessProbe.serves(answer(100, 0)));
+    assertTrue(LivenessProbe.serves(answer(100, LivenessProbe.STALLED_MILLIS - 1)), "busy for a while, not hung");
+  }
+
+  @Test
+  void noLease_orWorkersThatHaveNotMovedForLong_countAsSilent() {
+    assertFalse(LivenessProbe.serves(answer(Membership.LEASE_MILLIS + 1, 0)), "cut off from the majority");
+    assertFalse(LivenessProbe.serves(answer(100, LivenessProbe.STALLED_MILLIS)), "workers hung");
+  }
+}
