@@ -28,6 +28,8 @@ import java.util.List;
 public final class Buffers {
   /** Chunks of {@code pageSize << MAX_ORDER} = 8 KiB << 11 = 16 MiB. */
   static final int MAX_ORDER = 11;
+  /** The pool's chunk size: a buffer larger than this is allocated (and freed) on its own. */
+  static final int CHUNK_BYTES = PooledByteBufAllocator.defaultPageSize() << MAX_ORDER;
 
   private static final ByteBufAllocator POOL = new PooledByteBufAllocator(
       PooledByteBufAllocator.defaultPreferDirect(),

@@ -18,8 +18,8 @@ import io.netty.handler.codec.ByteToMessageDecoder;
  * the unread bytes to a new buffer, so a retained slice of an earlier frame (a request body
  * still being worked on) never sees its memory move.
  *
- * <p>Every frame within the connection's current {@link FrameLimit} is presized, with room for
- * one more socket read past its end (up to {@link Pipelines#MAX_READ}). Before the peer
+ * <p>Every frame within the connection's current {@link FrameLimit} is presized, with some room
+ * past its end ({@link #room}). Before the peer
  * has authenticated that limit is small, so a stranger cannot make the node reserve more than
  * that by announcing a frame it never sends. Frames were once presized only up to 16 MiB; a
  * frame holding a value of 16 MiB (the synthetic benchmark's write-intensive point of 64 keys)
@@ -57,6 +57,18 @@ final class FrameCumulator implements ByteToMessageDecoder.Cumulator {
     }
   }
 
+  /**
+   * Room past a presized frame's end: frames sent back to back (a bulk writer's batches in
+   * flight) end in a read that also brings the next one's start, which would otherwise not fit
+   * and move the whole frame to a bigger buffer. An eighth of the frame, at most one read; none
+   * that would take a frame that fits in a pool chunk out of the pool (a buffer beyond a chunk
+   * is allocated and freed on its own, every page faulted in anew).
+   */
+  static long room(long frameEnd) {
+    long room = Math.min(frameEnd / 8, Pipelines.MAX_READ);
+    return frameEnd <= Buffers.CHUNK_BYTES ? Math.min(room, Buffers.CHUNK_BYTES - frameEnd) : room;
+  }
+
   private ByteBuf expand(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
     int held = cumulation.readableBytes();
     int arriving = in.readableBytes();
@@ -65,10 +77,7 @@ final class FrameCumulator implements ByteToMessageDecoder.Cumulator {
     if (held >= 4) {
       long frameEnd = 4L + cumulation.getInt(cumulation.readerIndex());
       if (frameEnd > total && frameEnd <= 4L + limit.current()) {
-        // room for one more read past the frame: frames sent back to back (a bulk writer's
-        // batches in flight) end in a read that also brings the next one's start, which would
-        // otherwise not fit and move the whole frame to a bigger buffer
-        capacity = (int) Math.min(Integer.MAX_VALUE - 8, frameEnd + Math.min(frameEnd, Pipelines.MAX_READ));
+        capacity = (int) Math.min(Integer.MAX_VALUE - 8, frameEnd + room(frameEnd));
       }
     }
     ByteBuf bigger = alloc.buffer(capacity);

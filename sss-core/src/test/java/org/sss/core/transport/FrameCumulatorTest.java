@@ -89,7 +89,7 @@ class FrameCumulatorTest {
     ByteBuf second = POOLED.directBuffer(64).writeBytes(new byte[64]);
     ByteBuf c = cumulator.cumulate(POOLED, first, second);
     try {
-      assertEquals(100_004 + 100_004, c.capacity()); // the frame, and as much again for the next read
+      assertEquals(100_004 + 100_004 / 8, c.capacity()); // the frame, and an eighth more for the next read
       assertEquals(12 + 64, c.readableBytes());
       assertEquals(100_000, c.getInt(0));
     } finally {
@@ -126,7 +126,7 @@ class FrameCumulatorTest {
     c = cumulator.cumulate(POOLED, c, POOLED.directBuffer(1024).writeBytes(new byte[1024]));
     ByteBuf sized = c;
     try {
-      assertEquals(4 + frame + Pipelines.MAX_READ, sized.capacity());
+      assertEquals(4 + frame + Pipelines.MAX_READ, sized.capacity()); // beyond a chunk already: a read's room
       for (int arrived = 1032; arrived < 4 + frame; ) {
         int n = Math.min(64 << 10, 4 + frame - arrived);
         c = cumulator.cumulate(POOLED, c, POOLED.directBuffer(n).writeBytes(new byte[n]));
@@ -145,6 +145,17 @@ class FrameCumulatorTest {
     } finally {
       c.release();
     }
+  }
+
+  /** The room past a frame never takes one that fits in a pool chunk out of the pool. */
+  @Test
+  void room_isAnEighthUpToARead_andKeepsAFrameThatFitsAChunkInIt() {
+    assertEquals(1000, FrameCumulator.room(8000));
+    assertEquals(Pipelines.MAX_READ, FrameCumulator.room(64L << 20));
+    assertEquals(Pipelines.MAX_READ, FrameCumulator.room((16L << 20) + 64), "already beyond a chunk");
+    assertEquals(100, FrameCumulator.room(Buffers.CHUNK_BYTES - 100));
+    assertEquals(0, FrameCumulator.room(Buffers.CHUNK_BYTES));
+    assertEquals(16 << 20, Buffers.CHUNK_BYTES);
   }
 
   @Test
