@@ -60,13 +60,19 @@ final class FrameCumulator implements ByteToMessageDecoder.Cumulator {
   /**
    * Room past a presized frame's end: frames sent back to back (a bulk writer's batches in
    * flight) end in a read that also brings the next one's start, which would otherwise not fit
-   * and move the whole frame to a bigger buffer. An eighth of the frame, at most one read; none
-   * that would take a frame that fits in a pool chunk out of the pool (a buffer beyond a chunk
-   * is allocated and freed on its own, every page faulted in anew).
+   * and move the whole frame to a bigger buffer. An eighth of the frame, at most one read. A
+   * frame that fits in a pool chunk keeps to it (a buffer beyond a chunk is allocated and freed
+   * on its own, every page faulted in anew) with what room the chunk leaves, unless that is
+   * less than an eighth of a read: then it gets a whole read's room outside the pool, since a
+   * frame moved later costs a copy of all of it on top.
    */
   static long room(long frameEnd) {
     long room = Math.min(frameEnd / 8, Pipelines.MAX_READ);
-    return frameEnd <= Buffers.CHUNK_BYTES ? Math.min(room, Buffers.CHUNK_BYTES - frameEnd) : room;
+    long chunkLeft = Buffers.CHUNK_BYTES - frameEnd;
+    if (frameEnd > Buffers.CHUNK_BYTES || room <= chunkLeft) {
+      return room;
+    }
+    return chunkLeft >= Pipelines.MAX_READ / 8 ? chunkLeft : Pipelines.MAX_READ;
   }
 
   private ByteBuf expand(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {

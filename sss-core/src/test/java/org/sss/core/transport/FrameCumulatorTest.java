@@ -147,15 +147,20 @@ class FrameCumulatorTest {
     }
   }
 
-  /** The room past a frame never takes one that fits in a pool chunk out of the pool. */
+  /**
+   * The room past a frame: an eighth of it, up to a read; a frame that fits in a pool chunk keeps
+   * to it while the chunk leaves an eighth of a read, else gets a whole read.
+   */
   @Test
-  void room_isAnEighthUpToARead_andKeepsAFrameThatFitsAChunkInIt() {
+  void room_isAnEighthUpToARead_andKeepsAFrameThatFitsAChunkInItWhileThatLeavesRoomEnough() {
+    assertEquals(16 << 20, Buffers.CHUNK_BYTES);
     assertEquals(1000, FrameCumulator.room(8000));
     assertEquals(Pipelines.MAX_READ, FrameCumulator.room(64L << 20));
     assertEquals(Pipelines.MAX_READ, FrameCumulator.room((16L << 20) + 64), "already beyond a chunk");
-    assertEquals(100, FrameCumulator.room(Buffers.CHUNK_BYTES - 100));
-    assertEquals(0, FrameCumulator.room(Buffers.CHUNK_BYTES));
-    assertEquals(16 << 20, Buffers.CHUNK_BYTES);
+    assertEquals(Pipelines.MAX_READ, FrameCumulator.room(15L << 20), "fits in the chunk with a read's room");
+    assertEquals(512 << 10, FrameCumulator.room(Buffers.CHUNK_BYTES - (512 << 10)), "what the chunk leaves");
+    assertEquals(Pipelines.MAX_READ, FrameCumulator.room(Buffers.CHUNK_BYTES - 100), "too little left: a read's room");
+    assertEquals(Pipelines.MAX_READ, FrameCumulator.room(Buffers.CHUNK_BYTES));
   }
 
   @Test

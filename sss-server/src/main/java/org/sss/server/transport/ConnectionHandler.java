@@ -251,6 +251,7 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
       Response r = view.header();
       answer = !r.hasView() ? view : Frame.of(r.toBuilder()
           .setView(r.getView().toBuilder().setWorkersStalledMillis(workers.stalledMillis())).build());
+      workers.sample(); // workers that hang with nothing waiting show by the next probe
     } catch (RuntimeException e) {
       LOG.error("node {}: {} failed", nodeId, req.getOpCase(), e);
       answer = error(req.getId(), ErrorCode.INTERNAL, e.toString());

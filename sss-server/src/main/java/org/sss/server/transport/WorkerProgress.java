@@ -3,6 +3,7 @@ package org.sss.server.transport;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
@@ -22,6 +23,7 @@ public final class WorkerProgress implements Executor {
   private final Executor workers;
   private final LongSupplier nanoClock;
   private final AtomicInteger waiting = new AtomicInteger();
+  private final AtomicBoolean samplePending = new AtomicBoolean();
   private volatile long lastBeganNanos;
   private volatile long waitingSinceNanos;
 
@@ -37,9 +39,12 @@ public final class WorkerProgress implements Executor {
 
   @Override
   public void execute(Runnable request) {
-    if (waiting.getAndIncrement() == 0) {
+    // the time first, then the count: a reader that sees the count sees a start no older than
+    // this wait (the other order let a probe read an hour-old start between the two)
+    if (waiting.get() == 0) {
       waitingSinceNanos = nanoClock.getAsLong();
     }
+    waiting.incrementAndGet();
     try {
       workers.execute(() -> {
         lastBeganNanos = nanoClock.getAsLong();
@@ -49,6 +54,21 @@ public final class WorkerProgress implements Executor {
     } catch (RejectedExecutionException e) {
       waiting.decrementAndGet();
       throw e;
+    }
+  }
+
+  /**
+   * Hands the workers an empty request unless one is waiting already: so that workers that hang
+   * with nothing else waiting (their clients only wait) still show as stalled. Called at every
+   * probe, as the probe itself waited for the workers before it was answered on the event loop.
+   */
+  public void sample() {
+    if (samplePending.compareAndSet(false, true)) {
+      try {
+        execute(() -> samplePending.set(false));
+      } catch (RejectedExecutionException shuttingDown) {
+        samplePending.set(false);
+      }
     }
   }
 

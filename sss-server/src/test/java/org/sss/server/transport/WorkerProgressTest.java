@@ -41,6 +41,24 @@ class WorkerProgressTest {
     assertEquals(0, progress.stalledMillis(), "nothing waits");
   }
 
+  /** Workers that hang while their clients only wait: the probe's sample waits, and shows it. */
+  @Test
+  void aSample_waitsLikeARequest_soWorkersThatHangWithNothingWaitingShow() {
+    progress.execute(() -> { });
+    held.removeFirst().run(); // a worker began it and hangs in it: nothing else waits
+    advanceMillis(30_000);
+    assertEquals(0, progress.stalledMillis(), "nothing waits yet");
+    progress.sample();
+    progress.sample(); // one sample at a time
+    assertEquals(1, held.size());
+    advanceMillis(11_000);
+    assertEquals(11_000, progress.stalledMillis());
+    held.removeFirst().run(); // the workers move again
+    assertEquals(0, progress.stalledMillis());
+    progress.sample();
+    assertEquals(1, held.size(), "a new sample once the last one ran");
+  }
+
   @Test
   void aRequestThePoolRefuses_doesNotCountAsWaiting() {
     WorkerProgress refusing = new WorkerProgress(r -> {
