@@ -267,16 +267,19 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
    * counters held in memory. Behind busy workers it could wait past that.
    */
   private void answerProgressNow(ChannelHandlerContext ctx, Frame<Request> frame) {
-    Request req = frame.header();
-    CompletableFuture<Frame<Response>> answer;
+    long id = frame.header().getId();
+    engineAnswer(frame).whenComplete((r, e) -> ctx.writeAndFlush(e == null ? r : EngineService.error(id, e)));
+  }
+
+  /** The engine's answer to a request, a failed future if it threw; releases the frame. */
+  private CompletableFuture<Frame<Response>> engineAnswer(Frame<Request> frame) {
     try {
-      answer = engine.handle(req, frame.body());
-    } catch (RuntimeException e) {
-      answer = CompletableFuture.failedFuture(e);
+      return engine.handle(frame.header(), frame.body());
+    } catch (Throwable e) {
+      return CompletableFuture.failedFuture(e);
     } finally {
       frame.release();
     }
-    answer.whenComplete((r, e) -> ctx.writeAndFlush(e == null ? r : EngineService.error(req.getId(), e)));
   }
 
   private void run(ChannelHandlerContext ctx, Frame<Request> frame) {
@@ -326,14 +329,7 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
    */
   private void runEngine(ChannelHandlerContext ctx, Frame<Request> frame) {
     Request req = frame.header();
-    CompletableFuture<Frame<Response>> answer;
-    try {
-      answer = engine.handle(req, frame.body());
-    } catch (Throwable e) {
-      answer = CompletableFuture.failedFuture(e);
-    } finally {
-      frame.release();
-    }
+    CompletableFuture<Frame<Response>> answer = engineAnswer(frame);
     if (req.hasRunStage()) {
       // a running stage must not hold back this connection's other requests
       finished(ctx);
