@@ -419,22 +419,6 @@ public final class SssClient implements AutoCloseable {
   }
 
   /**
-   * Creates an empty table on every node, dropping a table of that name and its data first;
-   * one request per node (a job's output with overwrite).
-   */
-  public void replaceTable(String table, TableSpec tableSpec) {
-    TableOptions options = withCopies(WireTypes.toProto(tableSpec));
-    List<Throwable> errors = new ArrayList<>();
-    for (Frame<Response> r : onAllNodes(Request.newBuilder().setCreateTable(
-        CreateTable.newBuilder().setTable(table).setOptions(options).setReplace(true)), errors)) {
-      r.release();
-    }
-    if (!errors.isEmpty()) {
-      throw NodeChannels.unwrap(errors.get(0));
-    }
-  }
-
-  /**
    * The options with the cluster's replication: every writer sends a table the cluster's number
    * of copies, so a table keeping another could not be written.
    */

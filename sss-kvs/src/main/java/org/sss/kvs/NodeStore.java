@@ -382,16 +382,6 @@ public final class NodeStore implements AutoCloseable {
     }
   }
 
-  /** Drops the table {@code name} if it exists and creates it anew, empty, as one step. */
-  public StoreTable replace(String name, TableOptions options) {
-    TableNames.check(name);
-    synchronized (ddlLock) {
-      checkNotReserved(name); // before the drop: a refused replace must leave the table
-      drop(name, true);
-      return create(name, options, false);
-    }
-  }
-
   private void checkNotReserved(String name) {
     Reservation r = reserved.get(name);
     if (r != null) {

@@ -15,7 +15,7 @@ import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.TableOptions;
 
 /**
- * NodeStore.flushAll (what StopNode runs) racing table drops, replaces, job tables
+ * NodeStore.flushAll (what StopNode runs) racing table drops, creates, job tables
  * and their commits: it must neither fail nor crash, and a table it raced must stay usable.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -24,7 +24,7 @@ class FlushAllRaceTest {
   Path dir;
 
   @Test
-  void flushAll_racingDropsReplacesAndCommits_neverFails() throws Exception {
+  void flushAll_racingDropsCreatesAndCommits_neverFails() throws Exception {
     List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
     AtomicBoolean go = new AtomicBoolean(true);
     try (NodeStore store = NodeStore.open(dir)) {
@@ -37,7 +37,8 @@ class FlushAllRaceTest {
           for (int round = 0; go.get(); round++) {
             try {
               String name = "t" + id;
-              StoreTable t = store.replace(name, round % 2 == 0 ? noWal : bulk);
+              store.drop(name, true);
+              StoreTable t = store.create(name, round % 2 == 0 ? noWal : bulk, false);
               PackedBatch b = t.newPackedBatch(1 << 16);
               for (int i = 0; i < 500; i++) {
                 b.put(("k" + i).getBytes(), ("v" + round).getBytes());

@@ -67,29 +67,6 @@ class NodeStoreCommitTest {
     }
   }
 
-  /**
-   * A user's "create with replace" of a name a running job reserved: the create is refused,
-   * which is right, but the existing table must not have been dropped by the refused request.
-   */
-  @Test
-  void replace_ofANameReservedByARunningJob_mustNotDropTheExistingTable() {
-    put(store.create("out", DEFAULTS, false), "k", "old");
-    store.createForJob("j1", "sss-tmp-j1-0", DEFAULTS, "out", true);
-    StoreException e = assertThrows(StoreException.class, () -> store.replace("out", DEFAULTS));
-    assertEquals(ErrorCode.TABLE_EXISTS, e.code());
-    assertTrue(store.table("out").isPresent(), "the refused replace dropped the user's table 'out'");
-  }
-
-  /** Then the job fails: a failed overwrite job leaves the old output. */
-  @Test
-  void replaceRefused_thenJobAbandoned_oldOutputMustStillExist() {
-    put(store.create("out", DEFAULTS, false), "k", "old");
-    store.createForJob("j1", "sss-tmp-j1-0", DEFAULTS, "out", true);
-    assertThrows(StoreException.class, () -> store.replace("out", DEFAULTS));
-    store.abandon("j1");
-    assertTrue(store.table("out").isPresent(), "old output gone after a refused replace and a failed job");
-  }
-
   /** Committed tables living in a family named sss-tmp-... or a spare's reopen under their new names. */
   @Test
   void committedTables_reopenUnderTheirNames_fromOwnFamilyFromSpareAndBulk() throws Exception {

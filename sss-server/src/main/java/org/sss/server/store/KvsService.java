@@ -437,14 +437,11 @@ public final class KvsService {
 
   private static final Runnable NOTHING_HELD = () -> { };
 
-  /** Creates a table as the request asks: for a job, in place of another, or anew. */
+  /** Creates a table as the request asks: for a job, or anew. */
   private NodeStore.Created create(CreateTable c) {
     if (!c.getJobId().isEmpty()) {
       return new NodeStore.Created(
           store.createForJob(c.getJobId(), c.getTable(), c.getOptions(), c.getCommitAs(), c.getCommitReplaces()), true);
-    }
-    if (c.getReplace()) {
-      return new NodeStore.Created(store.replace(c.getTable(), c.getOptions()), true);
     }
     return store.createReporting(c.getTable(), c.getOptions(), c.getIfAbsent());
   }
