@@ -196,6 +196,9 @@ public final class SssServer implements AutoCloseable {
       // before the node accepts a connection: a request must never find the node half made
       membership.set(Membership.start(config.cluster(), config.nodeId(), host,
           config.dataDir().resolve("membership"), store));
+      if (membership.get() != null) {
+        membership.get().onViewTaken(engine::viewTaken);
+      }
       socket[0] = (bound != null ? bound : bind(config)).take();
       Channel ch = new ServerBootstrap()
           .group(boss, io)

@@ -231,6 +231,16 @@ public final class Connection implements AutoCloseable {
     fail(new IOException("closed by client"));
   }
 
+  /**
+   * Closes the connection, failing every request still waiting on it as a lost connection,
+   * saying {@code why}: for a peer known to be gone while its connection stays open (a node
+   * whose disk hangs keeps answering on its event loop), whose requests would otherwise wait out
+   * their timeout.
+   */
+  public void abandon(String why) {
+    fail(new IOException(why));
+  }
+
   private final class Handler extends SimpleChannelInboundHandler<Frame<Response>> {
     private final String secret;
     private final String peerName;

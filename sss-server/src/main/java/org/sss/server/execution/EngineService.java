@@ -14,6 +14,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -35,6 +37,7 @@ import org.sss.core.cluster.JobTables;
 import org.sss.core.io.TextOutputDir;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.Ack;
+import org.sss.core.proto.ClusterView;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.Request;
 import org.sss.core.proto.Response;
@@ -75,6 +78,32 @@ public final class EngineService implements AutoCloseable {
 
   /** This node's part in a replicated cluster's membership (yields null with one copy). */
   private volatile Supplier<Membership> membership = () -> null;
+
+  /** The epoch of the last view {@link #viewTaken} acted on. */
+  private final AtomicLong viewEpoch = new AtomicLong();
+
+  /**
+   * Drops this node's shuffle links to the nodes {@code view} has down or out (see
+   * {@link PeerLinks#drop}), so that a stage waiting on such a node fails now, as one whose node
+   * was killed does, and the job runs again without it. A view older than one already acted on
+   * is ignored: it could name a node that has come back since.
+   */
+  public void viewTaken(ClusterView view) {
+    long epoch = view.getEpoch();
+    for (long seen = viewEpoch.get(); epoch > seen; seen = viewEpoch.get()) {
+      if (viewEpoch.compareAndSet(seen, epoch)) {
+        Set<Integer> gone = new TreeSet<>(view.getDownList());
+        gone.addAll(view.getOutList());
+        for (int node : gone) {
+          if (node != nodeId) {
+            peers.drop(node, (view.getDownList().contains(node) ? "decided down" : "decided out")
+                + " by the members (membership epoch " + epoch + ")");
+          }
+        }
+        return;
+      }
+    }
+  }
 
   /** Admits a stage's reads of replicated inputs through {@code membership}. */
   public void admitReadsThrough(Supplier<Membership> membership) {

@@ -72,6 +72,24 @@ public final class PeerLinks implements AutoCloseable {
     }
   }
 
+  /**
+   * Breaks the link to {@code node}, failing the batches waiting on it with {@code why}; the next
+   * use opens a new one. For a node the members decided down or out: killed, its connection
+   * breaks by itself, but one whose disk hangs keeps its connection open and answers nothing,
+   * and a stage sending to it would otherwise wait the whole {@link #SHUFFLE_TIMEOUT} before the
+   * job can run again without it.
+   */
+  public void drop(int node, String why) {
+    CompletableFuture<Connection> f;
+    synchronized (links) {
+      f = links.get(node);
+      links.set(node, null);
+    }
+    if (f != null) {
+      f.thenAccept(c -> c.abandon(why));
+    }
+  }
+
   @Override
   public void close() {
     synchronized (links) {

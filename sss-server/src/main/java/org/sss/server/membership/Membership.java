@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -20,6 +21,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.concurrent.locks.StampedLock;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import org.apache.ratis.RaftConfigKeys;
@@ -120,6 +122,7 @@ public final class Membership implements AutoCloseable {
   private final LivenessProbe probe;
   private final ScheduledExecutorService timer;
   private volatile ClusterView view = ClusterView.getDefaultInstance();
+  private final List<Consumer<ClusterView>> viewListeners = new CopyOnWriteArrayList<>();
   private volatile long confirmedAtNanos = 0;
   /** Whether this node led at its last round (only the membership thread touches it). */
   private boolean leading;
@@ -522,14 +525,33 @@ public final class Membership implements AutoCloseable {
     if (read.getEpoch() <= view.getEpoch()) {
       return;
     }
+    boolean taken = false;
     viewLock.writeLock().lock();
     try {
       if (read.getEpoch() > view.getEpoch()) {
         view = read;
+        taken = true;
       }
     } finally {
       viewLock.writeLock().unlock();
     }
+    if (taken) {
+      for (Consumer<ClusterView> listener : viewListeners) {
+        try {
+          listener.accept(read);
+        } catch (RuntimeException e) {
+          LOG.warn("membership: a listener of view {} failed", read.getEpoch(), e);
+        }
+      }
+    }
+  }
+
+  /**
+   * Calls {@code listener} with each newer view this node takes, once taken, on the thread that
+   * read it: it must not block. Two views read at once may reach it out of order.
+   */
+  public void onViewTaken(Consumer<ClusterView> listener) {
+    viewListeners.add(listener);
   }
 
   /** This node's view. */
