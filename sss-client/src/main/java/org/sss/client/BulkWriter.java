@@ -440,8 +440,12 @@ public final class BulkWriter implements AutoCloseable {
     try {
       flush();
     } catch (RuntimeException e) {
-      closeFailure = e;
-      throw e;
+      // a new exception, not e: the caller may have had e from put or flush already, and
+      // try-with-resources would add it to itself as suppressed, which throws an
+      // IllegalArgumentException ("Self-suppression not permitted") in place of the failure
+      closeFailure = e instanceof SssException s ? new SssException(s.code(), s.getMessage(), e)
+          : new IllegalStateException(e.getMessage(), e);
+      throw closeFailure;
     } finally {
       if (sinceCheckpoint != null) {
         sinceCheckpoint.release();
