@@ -28,6 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.sss.client.internal.ClientInternals;
 import org.sss.client.internal.CopyWriter;
+import org.sss.client.internal.GoneNodeWatch;
 import org.sss.client.internal.NodeChannels;
 import org.sss.client.internal.WireTypes;
 import org.sss.client.job.Job;
@@ -94,6 +95,8 @@ public final class SssClient implements AutoCloseable {
   private final Duration timeout;
   /** Writes replicated tables to the copies the membership names; null with one copy. */
   private final CopyWriter copyWriter;
+  /** Fails what waits on a node decided down or out; null with one copy. */
+  private final GoneNodeWatch goneNodes;
   /** How long reading the view waits for each node: a node cut off must not hold a write up for long. */
   private static final Duration VIEW_WAIT = Duration.ofSeconds(3);
 
@@ -121,6 +124,7 @@ public final class SssClient implements AutoCloseable {
     this.channels = new NodeChannels(spec, "client", timeout);
     this.copyWriter = spec.replication() > 1
         ? new CopyWriter(channels, () -> wireView(VIEW_WAIT).getView(), timeout) : null;
+    this.goneNodes = spec.replication() > 1 ? new GoneNodeWatch(channels, () -> wireView(VIEW_WAIT).getView()) : null;
   }
 
   /** Connects to the cluster described by a cluster file. */
@@ -1228,6 +1232,9 @@ public final class SssClient implements AutoCloseable {
 
   @Override
   public void close() {
+    if (goneNodes != null) {
+      goneNodes.close();
+    }
     channels.close();
   }
 

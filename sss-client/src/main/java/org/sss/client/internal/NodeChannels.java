@@ -122,6 +122,31 @@ public final class NodeChannels implements AutoCloseable {
     }
   }
 
+  /** Whether a request to some node waits for its answer. */
+  public boolean anyWaiting() {
+    for (int node = 0; node < connections.length; node++) {
+      Connection c = connectedOrNull(node);
+      if (c != null && c.waiting()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Abandons the connection to {@code node} if requests wait on it, failing them as a lost
+   * connection that says {@code why} (see {@link Connection#abandon}); the next request opens a
+   * new one. Returns whether it did.
+   */
+  public boolean abandonIfWaiting(int node, String why) {
+    Connection c = connectedOrNull(node);
+    if (c == null || !c.waiting()) {
+      return false;
+    }
+    c.abandon(why);
+    return true;
+  }
+
   /** Waits for a future, unwrapping its failure into the {@link SssException} it carries. */
   public static <T> T await(CompletableFuture<T> future, Duration timeout) {
     try {

@@ -231,6 +231,11 @@ public final class Connection implements AutoCloseable {
     fail(new IOException("closed by client"));
   }
 
+  /** Whether some request sent on this connection still waits for its answer. */
+  public boolean waiting() {
+    return !pending.isEmpty();
+  }
+
   /**
    * Closes the connection, failing every request still waiting on it as a lost connection,
    * saying {@code why}: for a peer known to be gone while its connection stays open (a node

@@ -30,6 +30,12 @@ final class LivenessProbe implements AutoCloseable {
    * node is decided down {@code Membership.DOWN_AFTER_MILLIS} later.
    */
   static final long STALLED_MILLIS = 10_000;
+  /**
+   * A request running this long makes a node count as silent: it waits on something that does
+   * not answer (a disk that hangs under one worker while the others stay free). Far above what
+   * a request takes here: the longest, a job's commit syncing its output, takes seconds.
+   */
+  static final long HUNG_REQUEST_MILLIS = 30_000;
 
   private final ClusterSpec spec;
   private final int self;
@@ -88,11 +94,13 @@ final class LivenessProbe implements AutoCloseable {
 
   /**
    * Whether an answer says its node serves: its view confirmed by a majority within the lease,
-   * and its workers not stalled for {@link #STALLED_MILLIS} (the answer comes from the node's
-   * event loop, which still answers when every worker hangs).
+   * its workers not stalled for {@link #STALLED_MILLIS} (the answer comes from the node's
+   * event loop, which still answers when every worker hangs), and no request of its running for
+   * {@link #HUNG_REQUEST_MILLIS}.
    */
   static boolean serves(ViewAnswer a) {
-    return a.getConfirmedMillisAgo() <= Membership.LEASE_MILLIS && a.getWorkersStalledMillis() < STALLED_MILLIS;
+    return a.getConfirmedMillisAgo() <= Membership.LEASE_MILLIS && a.getWorkersStalledMillis() < STALLED_MILLIS
+        && a.getLongestRequestMillis() < HUNG_REQUEST_MILLIS;
   }
 
   private synchronized void store(int node, String id) {

@@ -1,10 +1,13 @@
 package org.sss.server.transport;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
@@ -26,6 +29,9 @@ public final class WorkerProgress implements Executor {
   private final AtomicBoolean samplePending = new AtomicBoolean();
   private volatile long lastBeganNanos;
   private volatile long waitingSinceNanos;
+  /** When each running request began, by a number of its own. */
+  private final Map<Long, Long> runningSince = new ConcurrentHashMap<>();
+  private final AtomicLong ids = new AtomicLong();
 
   public WorkerProgress(Executor workers) {
     this(workers, System::nanoTime);
@@ -47,9 +53,16 @@ public final class WorkerProgress implements Executor {
     waiting.incrementAndGet();
     try {
       workers.execute(() -> {
-        lastBeganNanos = nanoClock.getAsLong();
+        long began = nanoClock.getAsLong();
+        lastBeganNanos = began;
         waiting.decrementAndGet();
-        request.run();
+        Long id = ids.incrementAndGet();
+        runningSince.put(id, began);
+        try {
+          request.run();
+        } finally {
+          runningSince.remove(id);
+        }
       });
     } catch (RejectedExecutionException e) {
       waiting.decrementAndGet();
@@ -77,6 +90,21 @@ public final class WorkerProgress implements Executor {
    * later; 0 while no request waits (workers busy with long requests and nothing behind them
    * are not stalled).
    */
+  /**
+   * Milliseconds the longest-running request has run; 0 while none runs. Requests that wait
+   * are {@link #stalledMillis}'s; this is for a worker that hangs while the others stay free:
+   * a connection's writes run one at a time, so a client writing to a node whose disk hangs
+   * blocks one worker, and the others keep beginning what waits (the probe's samples too).
+   */
+  public long longestRequestMillis() {
+    long now = nanoClock.getAsLong();
+    long longest = 0;
+    for (long began : runningSince.values()) {
+      longest = Math.max(longest, TimeUnit.NANOSECONDS.toMillis(now - began));
+    }
+    return longest;
+  }
+
   public long stalledMillis() {
     if (waiting.get() == 0) {
       return 0;

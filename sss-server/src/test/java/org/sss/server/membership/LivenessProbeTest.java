@@ -24,4 +24,13 @@ class LivenessProbeTest {
     assertFalse(LivenessProbe.serves(answer(Membership.LEASE_MILLIS + 1, 0)), "cut off from the majority");
     assertFalse(LivenessProbe.serves(answer(100, LivenessProbe.STALLED_MILLIS)), "workers hung");
   }
+
+  @Test
+  void aRequestRunningForLong_countsAsSilent_whileOthersMove() {
+    ViewAnswer.Builder a = answer(100, 0).toBuilder();
+    assertTrue(LivenessProbe.serves(a.setLongestRequestMillis(LivenessProbe.HUNG_REQUEST_MILLIS - 1).build()),
+        "a long request, not yet a hung one");
+    assertFalse(LivenessProbe.serves(a.setLongestRequestMillis(LivenessProbe.HUNG_REQUEST_MILLIS).build()),
+        "one worker hung on a disk that does not answer");
+  }
 }
