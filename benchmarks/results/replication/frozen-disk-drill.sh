@@ -12,7 +12,7 @@ MODE=${1:-job}
 TEXT=${SSS_DRILL_TEXT:-/work/data/rtw.txt}
 T=${TMPDIR:-/tmp}/sss-frozen-disk; SSS="$(pwd)/bin/sss"
 cleanup() { fsfreeze --unfreeze "$T/cluster/node-2" 2>/dev/null; $SSS cluster stop --dir "$T/cluster" >/dev/null 2>&1; sleep 2;
-  umount "$T/cluster/node-2" 2>/dev/null; umount "$T/disk" 2>/dev/null; }
+  umount "$T/cluster/node-2" 2>/dev/null || umount -l "$T/cluster/node-2" 2>/dev/null; umount "$T/disk" 2>/dev/null; }
 trap cleanup EXIT
 cleanup; rm -rf "$T"; mkdir -p "$T/disk"
 truncate -s 2G "$T/disk.img" && mkfs.ext4 -q -F "$T/disk.img" && mount -o loop "$T/disk.img" "$T/disk"

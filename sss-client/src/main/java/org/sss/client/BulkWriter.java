@@ -432,7 +432,7 @@ public final class BulkWriter implements AutoCloseable {
   public void close() {
     if (closed) {
       if (closeFailure != null) {
-        throw closeFailure; // closing again after a failure does not make the pairs stored
+        throw again(closeFailure); // closing again after a failure does not make the pairs stored
       }
       return; // closing twice (a close inside try-with-resources) changes nothing
     }
@@ -440,12 +440,8 @@ public final class BulkWriter implements AutoCloseable {
     try {
       flush();
     } catch (RuntimeException e) {
-      // a new exception, not e: the caller may have had e from put or flush already, and
-      // try-with-resources would add it to itself as suppressed, which throws an
-      // IllegalArgumentException ("Self-suppression not permitted") in place of the failure
-      closeFailure = e instanceof SssException s ? new SssException(s.code(), s.getMessage(), e)
-          : new IllegalStateException(e.getMessage(), e);
-      throw closeFailure;
+      closeFailure = e;
+      throw again(e);
     } finally {
       if (sinceCheckpoint != null) {
         sinceCheckpoint.release();
@@ -457,6 +453,22 @@ public final class BulkWriter implements AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * A new exception of {@code e}'s kind carrying it: a close throws one each time, not {@code e}
+   * itself, since the caller may have had {@code e} (from put, flush or an earlier close)
+   * already, and try-with-resources would add it to itself as suppressed, which throws an
+   * IllegalArgumentException ("Self-suppression not permitted") in place of the failure.
+   */
+  private static RuntimeException again(RuntimeException e) {
+    if (e instanceof NodeUnavailableException) {
+      return new NodeUnavailableException(e.getMessage(), e);
+    }
+    if (e instanceof SssException s) {
+      return new SssException(s.code(), s.getMessage(), e);
+    }
+    return new IllegalStateException(e.getMessage(), e);
   }
 
   /** The most bytes of pairs kept to be sent again, in a replicated cluster; then a flush. */

@@ -1,10 +1,9 @@
 package org.sss.client.internal;
 
 import io.netty.util.concurrent.DefaultThreadFactory;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -13,7 +12,7 @@ import org.sss.core.proto.ClusterView;
 
 /**
  * Fails at once what a client of a replicated cluster waits for from a node the members have
- * decided down or out.
+ * decided out of the in-sync copies.
  *
  * <h2>Why</h2>
  * A killed node's connection breaks by itself, and every reader and writer then goes to another
@@ -21,24 +20,28 @@ import org.sss.core.proto.ClusterView;
  * connection open and answers on its event loop, and the members decide it down by what it
  * reports; but a read or a write already sent to it would wait out the client's timeout
  * (120 s by default) first. So while requests wait, the view is read every
- * {@link #CHECK_EVERY_MILLIS}, and the connection to each node it has down or out is abandoned
- * if requests wait on it: they fail as on a lost connection, naming the decision. Reading the
+ * {@link #CHECK_EVERY_MILLIS}, and the connection to each node it has out is abandoned if
+ * requests wait on it: they fail as on a lost connection, naming the decision. Out, not merely
+ * down: a node out serves nothing until it has caught up, and writes complete without it, so
+ * nothing waited for from it can still matter; a node down may be decided up again. Reading the
  * view costs one small request per node, answered on the nodes' event loops, and only while
- * some request waits.
+ * some request waits. One thread serves every client's watch.
  */
 public final class GoneNodeWatch implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GoneNodeWatch.class);
   static final long CHECK_EVERY_MILLIS = 2_000;
 
+  private static final ScheduledExecutorService TIMER =
+      Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("sss-client-gone-nodes", true));
+
   private final NodeChannels channels;
   private final Supplier<ClusterView> freshView;
-  private final ScheduledExecutorService timer;
+  private final ScheduledFuture<?> task;
 
   public GoneNodeWatch(NodeChannels channels, Supplier<ClusterView> freshView) {
     this.channels = channels;
     this.freshView = freshView;
-    this.timer = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("sss-client-gone-nodes", true));
-    timer.scheduleWithFixedDelay(this::check, CHECK_EVERY_MILLIS, CHECK_EVERY_MILLIS, TimeUnit.MILLISECONDS);
+    this.task = TIMER.scheduleWithFixedDelay(this::check, CHECK_EVERY_MILLIS, CHECK_EVERY_MILLIS, TimeUnit.MILLISECONDS);
   }
 
   private void check() {
@@ -47,22 +50,22 @@ public final class GoneNodeWatch implements AutoCloseable {
         return;
       }
       ClusterView view = freshView.get();
-      Set<Integer> gone = new TreeSet<>(view.getDownList());
-      gone.addAll(view.getOutList());
-      for (int node : gone) {
-        String why = (view.getDownList().contains(node) ? "decided down" : "decided out")
-            + " by the members (membership epoch " + view.getEpoch() + ")";
+      for (int node : view.getOutList()) {
+        String why = "decided out by the members (membership epoch " + view.getEpoch() + ")";
         if (channels.abandonIfWaiting(node, why)) {
           LOG.info("node {}: {}; what waited on it goes to the other copies", node, why);
         }
       }
     } catch (RuntimeException e) {
       // no view now (no node answers): the requests' own timeouts still end them
+    } catch (Throwable e) {
+      LOG.error("the watch for nodes decided out failed; requests to them wait for their timeouts", e);
+      throw e;
     }
   }
 
   @Override
   public void close() {
-    timer.shutdownNow();
+    task.cancel(false);
   }
 }

@@ -201,10 +201,11 @@ final class JobCoordinator implements Runnable {
   }
 
   /**
-   * The nodes the members have decided down or out, whose answer to an abort is not awaited: a
-   * node whose disk hangs keeps its connection open and answers nothing, and waiting for it
-   * would hold the rerun for the whole abort timeout. It drops the job's tables when it runs the
-   * abort, or when it starts again. Empty with one copy, or when no view can be read.
+   * The nodes the members have decided down or out, whose answer to an abort is not awaited
+   * (the abort is still sent): a node whose disk hangs keeps its connection open and answers
+   * nothing, and waiting for it would hold the rerun for the whole abort timeout. It drops the
+   * job's tables when it runs the abort, or when it starts again. Empty with one copy, or when no
+   * view can be read.
    */
   private Set<Integer> nodesDecidedGone() {
     if (channels.spec().replication() < 2) {

@@ -372,6 +372,12 @@ abstract class EmbeddedClusterContract {
         w.flush();
       }
     });
+    assertCode(ErrorCode.NO_SUCH_TABLE, () -> { // closed twice: by hand, then by try-with-resources
+      try (BulkWriter w = client.writer(table, PairTypes.BYTES)) {
+        w.put(key, new byte[1]);
+        w.close();
+      }
+    });
     assertCode(ErrorCode.NO_SUCH_TABLE, () -> client.dropTable(table, false));
     assertFalse(client.dropTable(table, true));
     assertFalse(client.listTables().stream().anyMatch(t -> t.name().equals(table)));

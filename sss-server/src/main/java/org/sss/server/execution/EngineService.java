@@ -84,9 +84,11 @@ public final class EngineService implements AutoCloseable {
 
   /**
    * Drops this node's shuffle links to the nodes {@code view} has down or out (see
-   * {@link PeerLinks#drop}), so that a stage waiting on such a node fails now, as one whose node
-   * was killed does, and the job runs again without it. A view older than one already acted on
-   * is ignored: it could name a node that has come back since.
+   * {@link PeerLinks#drop}), so that a stage waiting on such a node (one whose disk hangs keeps
+   * its connections open) fails now, as one whose node was killed does, and the job runs again
+   * once the members have settled. Already when down: a stage's data between stages belongs to
+   * its attempt, so failing it costs only the rerun the node's loss would cost anyway. A view
+   * older than one already acted on is ignored.
    */
   public void viewTaken(ClusterView view) {
     long epoch = view.getEpoch();

@@ -31,11 +31,14 @@ final class LivenessProbe implements AutoCloseable {
    */
   static final long STALLED_MILLIS = 10_000;
   /**
-   * A request running this long makes a node count as silent: it waits on something that does
-   * not answer (a disk that hangs under one worker while the others stay free). Far above what
-   * a request takes here: the longest, a job's commit syncing its output, takes seconds.
+   * A synced write of a few bytes beside the store under way this long makes a node count as
+   * silent: its disk does not answer ({@link DiskProbe}). Workers alone do not show a disk that
+   * hangs under one of them while the others stay free (a connection's writes run one at a
+   * time); and the time a request runs says nothing, since counts of large partitions and
+   * commits waiting on locks run long on healthy nodes. A healthy disk syncs such a write within
+   * seconds even under load.
    */
-  static final long HUNG_REQUEST_MILLIS = 30_000;
+  static final long DISK_STALLED_MILLIS = 20_000;
 
   private final ClusterSpec spec;
   private final int self;
@@ -95,12 +98,12 @@ final class LivenessProbe implements AutoCloseable {
   /**
    * Whether an answer says its node serves: its view confirmed by a majority within the lease,
    * its workers not stalled for {@link #STALLED_MILLIS} (the answer comes from the node's
-   * event loop, which still answers when every worker hangs), and no request of its running for
-   * {@link #HUNG_REQUEST_MILLIS}.
+   * event loop, which still answers when every worker hangs), and its disk answering within
+   * {@link #DISK_STALLED_MILLIS}.
    */
   static boolean serves(ViewAnswer a) {
     return a.getConfirmedMillisAgo() <= Membership.LEASE_MILLIS && a.getWorkersStalledMillis() < STALLED_MILLIS
-        && a.getLongestRequestMillis() < HUNG_REQUEST_MILLIS;
+        && a.getDiskStalledMillis() < DISK_STALLED_MILLIS;
   }
 
   private synchronized void store(int node, String id) {

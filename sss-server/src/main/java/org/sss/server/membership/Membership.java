@@ -120,6 +120,8 @@ public final class Membership implements AutoCloseable {
   private final InSyncCopies copies;
   private final ViewStateMachine machine;
   private final LivenessProbe probe;
+  /** Whether this node's disk answers, reported with the view (see DiskProbe). */
+  private final DiskProbe disk;
   private final ScheduledExecutorService timer;
   private volatile ClusterView view = ClusterView.getDefaultInstance();
   private final List<Consumer<ClusterView>> viewListeners = new CopyOnWriteArrayList<>();
@@ -211,6 +213,8 @@ public final class Membership implements AutoCloseable {
             TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)))
         .build();
     this.probe = new LivenessProbe(spec, self);
+    Files.createDirectories(storage);
+    this.disk = new DiskProbe(storage, "sss-node" + self + "-disk-probe");
     this.catchUp = new CatchUp(spec, self, store, this);
     this.mayHaveLostWrites = store == null || store.openedAfterFlushedClose() ? null : lostWritesIn(store);
     this.storeId = store == null ? "" : store.storeId();
@@ -760,7 +764,8 @@ public final class Membership implements AutoCloseable {
   public ViewAnswer answer() {
     ClusterView v = view;
     ViewAnswer.Builder a = ViewAnswer.newBuilder().setReplicated(true).setView(v).addAllVoters(voters)
-        .setLeader(leader()).setStore(storeId).setServing(notServing(v) == null);
+        .setLeader(leader()).setStore(storeId).setServing(notServing(v) == null)
+        .setDiskStalledMillis(disk.stalledMillis());
     long confirmed = confirmedAtNanos;
     a.setConfirmedMillisAgo(confirmed == 0 ? Long.MAX_VALUE
         : TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - confirmed));
@@ -783,6 +788,7 @@ public final class Membership implements AutoCloseable {
     timer.shutdownNow();
     catchUp.close();
     probe.close();
+    disk.close();
     try {
       client.close();
     } catch (IOException e) {

@@ -250,8 +250,7 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
       Frame<Response> view = kvs.handle(req, frame.body(), scans, ctx.alloc());
       Response r = view.header();
       answer = !r.hasView() ? view : Frame.of(r.toBuilder()
-          .setView(r.getView().toBuilder().setWorkersStalledMillis(workers.stalledMillis())
-              .setLongestRequestMillis(workers.longestRequestMillis())).build());
+          .setView(r.getView().toBuilder().setWorkersStalledMillis(workers.stalledMillis())).build());
       workers.sample(); // workers that hang with nothing waiting show by the next probe
     } catch (RuntimeException e) {
       LOG.error("node {}: {} failed", nodeId, req.getOpCase(), e);

@@ -1,13 +1,10 @@
 package org.sss.server.transport;
 
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
@@ -29,9 +26,6 @@ public final class WorkerProgress implements Executor {
   private final AtomicBoolean samplePending = new AtomicBoolean();
   private volatile long lastBeganNanos;
   private volatile long waitingSinceNanos;
-  /** When each running request began, by a number of its own. */
-  private final Map<Long, Long> runningSince = new ConcurrentHashMap<>();
-  private final AtomicLong ids = new AtomicLong();
 
   public WorkerProgress(Executor workers) {
     this(workers, System::nanoTime);
@@ -53,16 +47,9 @@ public final class WorkerProgress implements Executor {
     waiting.incrementAndGet();
     try {
       workers.execute(() -> {
-        long began = nanoClock.getAsLong();
-        lastBeganNanos = began;
+        lastBeganNanos = nanoClock.getAsLong();
         waiting.decrementAndGet();
-        Long id = ids.incrementAndGet();
-        runningSince.put(id, began);
-        try {
-          request.run();
-        } finally {
-          runningSince.remove(id);
-        }
+        request.run();
       });
     } catch (RejectedExecutionException e) {
       waiting.decrementAndGet();
@@ -90,21 +77,6 @@ public final class WorkerProgress implements Executor {
    * later; 0 while no request waits (workers busy with long requests and nothing behind them
    * are not stalled).
    */
-  /**
-   * Milliseconds the longest-running request has run; 0 while none runs. Requests that wait
-   * are {@link #stalledMillis}'s; this is for a worker that hangs while the others stay free:
-   * a connection's writes run one at a time, so a client writing to a node whose disk hangs
-   * blocks one worker, and the others keep beginning what waits (the probe's samples too).
-   */
-  public long longestRequestMillis() {
-    long now = nanoClock.getAsLong();
-    long longest = 0;
-    for (long began : runningSince.values()) {
-      longest = Math.max(longest, TimeUnit.NANOSECONDS.toMillis(now - began));
-    }
-    return longest;
-  }
-
   public long stalledMillis() {
     if (waiting.get() == 0) {
       return 0;

@@ -26,11 +26,11 @@ class LivenessProbeTest {
   }
 
   @Test
-  void aRequestRunningForLong_countsAsSilent_whileOthersMove() {
+  void aDiskThatDoesNotAnswer_countsAsSilent_whileTheWorkersMove() {
     ViewAnswer.Builder a = answer(100, 0).toBuilder();
-    assertTrue(LivenessProbe.serves(a.setLongestRequestMillis(LivenessProbe.HUNG_REQUEST_MILLIS - 1).build()),
-        "a long request, not yet a hung one");
-    assertFalse(LivenessProbe.serves(a.setLongestRequestMillis(LivenessProbe.HUNG_REQUEST_MILLIS).build()),
-        "one worker hung on a disk that does not answer");
+    assertTrue(LivenessProbe.serves(a.setDiskStalledMillis(LivenessProbe.DISK_STALLED_MILLIS - 1).build()),
+        "a slow sync, not yet a hung disk");
+    assertFalse(LivenessProbe.serves(a.setDiskStalledMillis(LivenessProbe.DISK_STALLED_MILLIS).build()),
+        "a disk that does not answer");
   }
 }

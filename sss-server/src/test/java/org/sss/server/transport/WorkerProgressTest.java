@@ -59,23 +59,6 @@ class WorkerProgressTest {
     assertEquals(1, held.size(), "a new sample once the last one ran");
   }
 
-  /** One worker that hangs while the others stay free: the request's own running time shows it. */
-  @Test
-  void aRequestThatRunsLong_showsWhileItRuns_andNoLongerOnceItEnds() {
-    long[] seen = new long[2];
-    progress.execute(() -> {
-      advanceMillis(31_000);
-      seen[0] = progress.longestRequestMillis();
-      seen[1] = progress.stalledMillis();
-    });
-    advanceMillis(5_000);
-    assertEquals(0, progress.longestRequestMillis(), "waiting, not running");
-    held.removeFirst().run();
-    assertEquals(31_000, seen[0]);
-    assertEquals(0, seen[1], "nothing waited behind it: long, not stalled");
-    assertEquals(0, progress.longestRequestMillis(), "it ended");
-  }
-
   @Test
   void aRequestThePoolRefuses_doesNotCountAsWaiting() {
     WorkerProgress refusing = new WorkerProgress(r -> {
