@@ -95,7 +95,7 @@ public final class SssClient implements AutoCloseable {
   private final Duration timeout;
   /** Writes replicated tables to the copies the membership names; null with one copy. */
   private final CopyWriter copyWriter;
-  /** Fails what waits on a node decided down or out; null with one copy. */
+  /** Fails what waits on a node decided out; null with one copy. */
   private final GoneNodeWatch goneNodes;
   /** How long reading the view waits for each node: a node cut off must not hold a write up for long. */
   private static final Duration VIEW_WAIT = Duration.ofSeconds(3);

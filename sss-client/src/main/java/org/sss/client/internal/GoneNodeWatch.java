@@ -20,7 +20,8 @@ import org.sss.core.proto.ClusterView;
  * connection open and answers on its event loop, and the members decide it down by what it
  * reports; but a read or a write already sent to it would wait out the client's timeout
  * (120 s by default) first. So while requests wait, the view is read every
- * {@link #CHECK_EVERY_MILLIS}, and the connection to each node it has out is abandoned if
+ * {@link #CHECK_EVERY_MILLIS} (later when other clients' checks on the shared thread wait for a
+ * view), and the connection to each node it has out is abandoned if
  * requests wait on it: they fail as on a lost connection, naming the decision. Out, not merely
  * down: a node out serves nothing until it has caught up, and writes complete without it, so
  * nothing waited for from it can still matter; a node down may be decided up again. Reading the
@@ -58,6 +59,7 @@ public final class GoneNodeWatch implements AutoCloseable {
       }
     } catch (RuntimeException e) {
       // no view now (no node answers): the requests' own timeouts still end them
+      LOG.debug("no view to check the nodes decided out against: {}", e.toString());
     } catch (Throwable e) {
       LOG.error("the watch for nodes decided out failed; requests to them wait for their timeouts", e);
       throw e;
