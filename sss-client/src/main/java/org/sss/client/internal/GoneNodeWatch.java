@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.sss.core.cluster.InSyncCopies;
 import org.sss.core.proto.ClusterView;
 
 /**
@@ -52,7 +53,7 @@ public final class GoneNodeWatch implements AutoCloseable {
       }
       ClusterView view = freshView.get();
       for (int node : view.getOutList()) {
-        String why = "decided out by the members (membership epoch " + view.getEpoch() + ")";
+        String why = InSyncCopies.decision(view, node);
         if (channels.abandonIfWaiting(node, why)) {
           LOG.info("node {}: {}; what waited on it goes to the other copies", node, why);
         }

@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -29,6 +28,7 @@ import org.sss.client.internal.NodeChannels;
 import org.sss.client.internal.WireTypes;
 import org.sss.client.io.BulkIO;
 import org.sss.client.io.TextSplits;
+import org.sss.core.cluster.InSyncCopies;
 import org.sss.core.cluster.JobTables;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.AbortJob;
@@ -212,10 +212,7 @@ final class JobCoordinator implements Runnable {
       return Set.of();
     }
     try {
-      ClusterView v = ClientInternals.view(client).getView();
-      Set<Integer> gone = new TreeSet<>(v.getDownList());
-      gone.addAll(v.getOutList());
-      return gone;
+      return InSyncCopies.downOrOut(ClientInternals.view(client).getView());
     } catch (RuntimeException e) {
       return Set.of();
     }

@@ -2,6 +2,8 @@ package org.sss.core.cluster;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import org.sss.core.proto.ClusterView;
 
 /**
@@ -92,6 +94,22 @@ public final class InSyncCopies {
   public static boolean serves(ClusterView view, int node) {
     return !view.getDownList().contains(node) && !view.getOutList().contains(node)
         && !view.getJoiningList().contains(node);
+  }
+
+  /** The nodes {@code view} has down or out, in order. */
+  public static SortedSet<Integer> downOrOut(ClusterView view) {
+    SortedSet<Integer> gone = new TreeSet<>(view.getDownList());
+    gone.addAll(view.getOutList());
+    return gone;
+  }
+
+  /**
+   * What the members decided about {@code node} under {@code view}, as a lost connection to it
+   * says: "decided down by the members (membership epoch 4)".
+   */
+  public static String decision(ClusterView view, int node) {
+    return (view.getDownList().contains(node) ? "decided down" : "decided out")
+        + " by the members (membership epoch " + view.getEpoch() + ")";
   }
 
   /** True when {@code node} is in sync under {@code view}: it has every acknowledged write. */

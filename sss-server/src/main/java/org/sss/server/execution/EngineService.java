@@ -14,8 +14,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -94,12 +92,9 @@ public final class EngineService implements AutoCloseable {
     long epoch = view.getEpoch();
     for (long seen = viewEpoch.get(); epoch > seen; seen = viewEpoch.get()) {
       if (viewEpoch.compareAndSet(seen, epoch)) {
-        Set<Integer> gone = new TreeSet<>(view.getDownList());
-        gone.addAll(view.getOutList());
-        for (int node : gone) {
+        for (int node : InSyncCopies.downOrOut(view)) {
           if (node != nodeId) {
-            peers.drop(node, (view.getDownList().contains(node) ? "decided down" : "decided out")
-                + " by the members (membership epoch " + epoch + ")");
+            peers.drop(node, InSyncCopies.decision(view, node));
           }
         }
         return;
