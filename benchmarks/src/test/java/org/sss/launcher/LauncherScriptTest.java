@@ -215,6 +215,9 @@ class LauncherScriptTest {
         String maps = Files.readString(Path.of("/proc/" + p.pid() + "/maps"));
         assertTrue(maps.lines().anyMatch(l -> l.contains(nativeDir.toString()) && l.contains("librocksdbjni")),
             "server " + p.pid() + " maps RocksDB's library from " + nativeDir);
+        // SSS_CDS=0 (this test's runs) holds for the servers too: no archive of their own
+        assertFalse(maps.lines().anyMatch(l -> l.matches(".*/server-[0-9a-f]{16}\\.jsa$")),
+            "server " + p.pid() + " maps no class-data archive of its own");
       }
       for (String c : servers) {
         assertTrue(c.contains(home.resolve("benchmarks/target/lib/sss-server-0.1.0-SNAPSHOT.jar").toString()), c);

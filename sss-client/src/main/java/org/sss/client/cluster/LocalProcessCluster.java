@@ -56,7 +56,9 @@ import org.sss.core.transport.Buffers;
  * property {@code sss.server.classpath} (set by {@code bin/sss}), or this JVM's class path, and
  * the JVM options in the environment variable {@code SSS_SERVER_JAVA_OPTS} (split at spaces)
  * after their own: a profiler's agent, logging, or a JIT setting for short-lived servers (the
- * build's tests start theirs with {@code -XX:TieredStopAtLevel=1}).
+ * build's tests start theirs with {@code -XX:TieredStopAtLevel=1}). Where the system property
+ * {@code sss.server.archive.dir} names a directory, they also map a class-data archive made
+ * there once per class path ({@link ServerClassArchive}).
  */
 public final class LocalProcessCluster implements SssCluster {
   private static final String SERVER_MAIN = "org.sss.server.ServerMain";
@@ -294,14 +296,18 @@ public final class LocalProcessCluster implements SssCluster {
     if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
       cmd.add("/usr/bin/setsid"); // detach from the terminal: Ctrl-C on the launcher spares the nodes
     }
-    cmd.addAll(List.of(java, "-Xmx" + xmx, "-XX:+UseParallelGC"));
+    List<String> options = new ArrayList<>(List.of("-XX:+UseParallelGC"));
     String hugePages = HugePages.jvmOption();
     if (hugePages != null) {
-      cmd.add(hugePages);
+      options.add(hugePages);
     }
-    cmd.addAll(Buffers.JVM_OPTIONS);
+    options.addAll(Buffers.JVM_OPTIONS);
+    ServerClassArchive.Launch archived = ServerClassArchive.forServers(java, classpath, options);
+    cmd.addAll(List.of(java, "-Xmx" + xmx));
+    cmd.addAll(options);
+    cmd.addAll(archived.jvmOptions());
     cmd.addAll(extraServerOptions(System.getenv("SSS_SERVER_JAVA_OPTS")));
-    cmd.addAll(List.of("-cp", classpath, SERVER_MAIN, "--config", config.toString()));
+    cmd.addAll(List.of("-cp", archived.classpath(), SERVER_MAIN, "--config", config.toString()));
     Path log = nd.resolve("server.log");
     long offset = Files.exists(log) ? Files.size(log) : 0;
     ProcessBuilder pb = new ProcessBuilder(cmd)
