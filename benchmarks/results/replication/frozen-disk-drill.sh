@@ -1,10 +1,12 @@
 #!/bin/bash
-# usage (as root, from the repository's top): benchmarks/results/replication/frozen-disk-drill.sh [job|append]
+# usage (as root, from the repository's top): benchmarks/results/replication/frozen-disk-drill.sh [job|append|leader]
 # A node whose disk hangs: node 2 of a 3-process cluster keeping two copies has its directory on
 # an ext4 file system of its own (a loop device), frozen with fsfreeze 3 s into a load of 300 MB
 # of RandomTextWriter text: every write to that disk then blocks, while the node's process,
 # its connections and its event loops go on. Mode job (default): `bin/sss load` (the nodes read
-# the file: a job). Mode append: `bin/sss load --append` (the client's bulk writer). Prints the
+# the file: a job). Mode append: `bin/sss load --append` (the client's bulk writer). Mode leader:
+# as job, with the cluster started again until node 2 leads the members (Raft), so that the
+# frozen node is the one that decides who is down. Prints the
 # members' view every 5 s, the load's outcome and the counts while frozen and after the thaw.
 # Needs root, a loop device, mkfs.ext4, fsfreeze, and /work/data/rtw.txt or SSS_DRILL_TEXT.
 set -u
@@ -24,6 +26,14 @@ cp -a "$T/cluster/node-2/." "$T/disk/" && umount "$T/disk" && rm -rf "$T/cluster
   && mount -o loop "$T/disk.img" "$T/cluster/node-2"
 $SSS cluster start --dir "$T/cluster" | tail -1
 C="--cluster $T/cluster/cluster.properties"
+if [ "$MODE" = leader ]; then
+  for i in $(seq 1 12); do
+    sleep 2
+    $SSS $C ping 2>&1 | grep -q 'leader node 2,' && break
+    $SSS cluster stop --dir "$T/cluster" > /dev/null; $SSS cluster start --dir "$T/cluster" > /dev/null
+  done
+  echo "members: $($SSS $C ping 2>&1 | grep membership)"
+fi
 [ "$MODE" = append ] && { printf 'a b a\n' > "$T/six.txt"; $SSS $C load t "$T/six.txt" > /dev/null; }
 elapsed() { echo "$(date +%s.%N) - $t0" | bc | xargs printf "%5.1f"; }
 t0=$(date +%s.%N)

@@ -39,6 +39,16 @@ final class LivenessProbe implements AutoCloseable {
    * write to the same file system, the probe's longest write took 0.6 s.
    */
   static final long DISK_STALLED_MILLIS = 20_000;
+  /**
+   * The system property that sets {@link #DISK_STALLED_MILLIS} otherwise, for disks whose synced
+   * writes may take longer (network block storage); the same on every node.
+   */
+  static final String DISK_STALLED_PROPERTY = "sss.disk.stalled.millis";
+
+  /** {@link #DISK_STALLED_MILLIS}, or the value of {@link #DISK_STALLED_PROPERTY}. */
+  static long diskStalledMillis() {
+    return Long.getLong(DISK_STALLED_PROPERTY, DISK_STALLED_MILLIS);
+  }
 
   private final ClusterSpec spec;
   private final int self;
@@ -99,11 +109,11 @@ final class LivenessProbe implements AutoCloseable {
    * Whether an answer says its node serves: its view confirmed by a majority within the lease,
    * its workers not stalled for {@link #STALLED_MILLIS} (the answer comes from the node's
    * event loop, which still answers when every worker hangs), and its disk answering within
-   * {@link #DISK_STALLED_MILLIS}.
+   * {@link #diskStalledMillis()}.
    */
   static boolean serves(ViewAnswer a) {
     return a.getConfirmedMillisAgo() <= Membership.LEASE_MILLIS && a.getWorkersStalledMillis() < STALLED_MILLIS
-        && a.getDiskStalledMillis() < DISK_STALLED_MILLIS;
+        && a.getDiskStalledMillis() < diskStalledMillis();
   }
 
   private synchronized void store(int node, String id) {

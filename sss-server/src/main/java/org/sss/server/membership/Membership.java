@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -126,6 +127,12 @@ public final class Membership implements AutoCloseable {
   private volatile ClusterView view = ClusterView.getDefaultInstance();
   private final List<Consumer<ClusterView>> viewListeners = new CopyOnWriteArrayList<>();
   private volatile long confirmedAtNanos = 0;
+  /** How long a leader whose disk does not answer waits between two tries to hand its leadership over. */
+  static final long HAND_OVER_EVERY_MILLIS = 5_000;
+  /** Whether a hand-over of this node's leadership is under way. */
+  private final AtomicBoolean handingOver = new AtomicBoolean();
+  /** When the last hand-over began (0: never); the membership thread's. */
+  private long lastHandOverNanos;
   /** Whether this node led at its last round (only the membership thread touches it). */
   private boolean leading;
   /** When this node, leading, first saw each node down (0: not down); the membership thread's. */
@@ -198,6 +205,10 @@ public final class Membership implements AutoCloseable {
       // elections: long enough that a busy two-core machine does not call spurious ones
       RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(1000, TimeUnit.MILLISECONDS));
       RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2000, TimeUnit.MILLISECONDS));
+      // but the first one, at a start, soon: every start (and restart, and resize) waits for a
+      // leader, and a vote asked of a node not yet listening is simply asked again later
+      RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(p, TimeDuration.valueOf(300, TimeUnit.MILLISECONDS));
+      RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(p, TimeDuration.valueOf(600, TimeUnit.MILLISECONDS));
       RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
       RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
       RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, 1000);
@@ -350,12 +361,56 @@ public final class Membership implements AutoCloseable {
       }
       leading = leads;
       if (leads) {
+        if (disk.stalledMillis() >= LivenessProbe.diskStalledMillis()) {
+          handOverLeadership(v);
+        }
         probe.probeAll();
         decide();
       }
     } catch (Exception e) {
       LOG.debug("node {}: membership round failed: {}", self, e.toString());
     }
+  }
+
+  /**
+   * A leader whose disk does not answer hands its leadership to another voter. The leader
+   * decides who is down, and a node never decides itself down; its heartbeats and the reads of
+   * the view need no disk, so it would keep leading, and the cluster would wait on it. A voter
+   * not down or out takes over (Ratis's leadership transfer: it starts an election at once);
+   * its probe then finds this node's disk stalled and decides it down. Tried again every
+   * {@link #HAND_OVER_EVERY_MILLIS} while this node still leads; on its own thread, since the
+   * transfer waits for the other voter's log.
+   */
+  private void handOverLeadership(ClusterView v) {
+    long now = System.nanoTime();
+    if (handingOver.get() || lastHandOverNanos != 0
+        && now - lastHandOverNanos < TimeUnit.MILLISECONDS.toNanos(HAND_OVER_EVERY_MILLIS)) {
+      return;
+    }
+    lastHandOverNanos = now;
+    Optional<Integer> to = voters.stream().filter(n -> n != self && !InSyncCopies.downOrOut(v).contains(n)).findFirst();
+    if (to.isEmpty()) {
+      LOG.error("node {}: its disk has not answered for {} ms, but no other voter is up to take over leading the"
+          + " members", self, disk.stalledMillis());
+      return;
+    }
+    LOG.warn("node {}: its disk has not answered for {} ms; it hands leading the members to node {}", self,
+        disk.stalledMillis(), to.get());
+    handingOver.set(true);
+    Thread t = new Thread(() -> {
+      try {
+        RaftClientReply r = client.admin().transferLeadership(RaftPeerId.valueOf(peerId(to.get())),
+            RaftPeerId.valueOf(peerId(self)), HAND_OVER_EVERY_MILLIS);
+        LOG.info("node {}: handing leadership to node {}: {}", self, to.get(),
+            r.isSuccess() ? "done" : String.valueOf(r.getException()));
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("node {}: handing leadership to node {} failed: {}", self, to.get(), e.toString());
+      } finally {
+        handingOver.set(false);
+      }
+    }, "sss-node" + self + "-hand-over");
+    t.setDaemon(true);
+    t.start();
   }
 
   /**

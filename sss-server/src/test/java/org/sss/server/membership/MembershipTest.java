@@ -69,16 +69,7 @@ class MembershipTest {
   @Test
   void nodesAgree_aNodeGoneIsDecidedDown_andStrangersDecideNothing() throws Exception {
     List<NodeListener> sockets = EmbeddedServers.bindAll(3, "127.0.0.1");
-    List<Integer> raftPorts = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      try (ServerSocket s = new ServerSocket(0)) {
-        raftPorts.add(s.getLocalPort());
-      }
-    }
-    List<ReplicaPlacement.Location> hosts = List.of(new ReplicaPlacement.Location("a", "r"),
-        new ReplicaPlacement.Location("b", "r"), new ReplicaPlacement.Location("c", "r"));
-    ClusterSpec spec = new ClusterSpec(EmbeddedServers.addresses(sockets, "127.0.0.1"), PartitionMap.roundRobin(12, 3),
-        "membership-secret", false, null, 2, hosts, raftPorts);
+    ClusterSpec spec = threeNodeSpec(sockets);
     List<SssServer> servers = EmbeddedServers.startAll(sockets, i -> NodeConfig.of(spec, i, dir.resolve("node-" + i)));
     boolean[] closed = new boolean[3];
     try {
@@ -113,6 +104,70 @@ class MembershipTest {
         }
       }
     }
+  }
+
+  /**
+   * The leader's disk stops answering (its probe's file replaced by a FIFO nobody reads, so the
+   * probe's open blocks as a write to a frozen disk does): it hands its leadership over, the new
+   * leader decides it down, and once its disk answers again it is taken back. A leader is never
+   * decided down by itself, so without the hand-over it would lead on and never be.
+   */
+  @Test
+  void leaderWhoseDiskHangs_handsOverLeadership_isDecidedDown_andComesBack() throws Exception {
+    System.setProperty(LivenessProbe.DISK_STALLED_PROPERTY, "2000");
+    List<NodeListener> sockets = EmbeddedServers.bindAll(3, "127.0.0.1");
+    ClusterSpec spec = threeNodeSpec(sockets);
+    List<SssServer> servers = EmbeddedServers.startAll(sockets, i -> NodeConfig.of(spec, i, dir.resolve("node-" + i)));
+    boolean[] closed = new boolean[3];
+    try {
+      List<ViewAnswer> agreed = await(servers, closed, v -> v.getLeader() >= 0 && v.getView().getDownCount() == 0
+          && v.getConfirmedMillisAgo() < 2_000, Duration.ofSeconds(40));
+      int leader = agreed.get(0).getLeader();
+      Path probeFile;
+      try (var files = java.nio.file.Files.walk(dir.resolve("node-" + leader))) {
+        probeFile = files.filter(f -> f.getFileName().toString().equals("disk-probe")).findFirst().orElseThrow();
+      }
+      // the probe makes the file again each second: replaced until the FIFO is what stays
+      int made;
+      do {
+        java.nio.file.Files.deleteIfExists(probeFile);
+        made = new ProcessBuilder("mkfifo", probeFile.toString()).start().waitFor();
+      } while (made != 0);
+
+      List<ViewAnswer> handedOver = await(servers, closed, v -> v.getLeader() >= 0 && v.getLeader() != leader
+          && (v.getView().getDownList().contains(leader) || v.getView().getOutList().contains(leader)),
+          Duration.ofSeconds(30));
+      assertTrue(handedOver.get(leader).getDiskStalledMillis() >= 2000, handedOver.get(leader).toString());
+
+      try (java.io.InputStream thaw = java.nio.file.Files.newInputStream(probeFile)) { // lets the blocked open go on
+        java.nio.file.Files.delete(probeFile); // the next write makes a plain file again
+        thaw.readAllBytes();
+      }
+      List<ViewAnswer> back = await(servers, closed, v -> v.getLeader() >= 0 && v.getView().getDownCount() == 0
+          && v.getView().getOutCount() == 0 && v.getView().getJoiningCount() == 0 && v.getServing()
+          && v.getDiskStalledMillis() == 0, Duration.ofSeconds(40));
+      assertTrue(back.get(0).getView().getEpoch() > handedOver.get(0).getView().getEpoch(), back.get(0).toString());
+    } finally {
+      System.clearProperty(LivenessProbe.DISK_STALLED_PROPERTY);
+      for (int i = 0; i < 3; i++) {
+        if (!closed[i]) {
+          servers.get(i).close();
+        }
+      }
+    }
+  }
+
+  private static ClusterSpec threeNodeSpec(List<NodeListener> sockets) throws java.io.IOException {
+    List<Integer> raftPorts = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      try (ServerSocket s = new ServerSocket(0)) {
+        raftPorts.add(s.getLocalPort());
+      }
+    }
+    List<ReplicaPlacement.Location> hosts = List.of(new ReplicaPlacement.Location("a", "r"),
+        new ReplicaPlacement.Location("b", "r"), new ReplicaPlacement.Location("c", "r"));
+    return new ClusterSpec(EmbeddedServers.addresses(sockets, "127.0.0.1"), PartitionMap.roundRobin(12, 3),
+        "membership-secret", false, null, 2, hosts, raftPorts);
   }
 
   /** Waits until every open server's view meets {@code wanted} and all have one epoch; returns them. */
