@@ -442,10 +442,32 @@ public final class Membership implements AutoCloseable {
     // else another copy in sync is down: it may hold the writes lost here, so this node waits for it
   }
 
+  /**
+   * The leader this node's Raft member follows (itself when it leads), or null on a node that
+   * does not vote or knows no leader. Reads of the view go there rather than to the leader the
+   * Raft client last used: after the leadership moves away from a node that hangs (a leader
+   * whose disk stopped answering hands it over), the client would go on asking the old leader,
+   * waiting out its request timeout at every read, and the node's view would not be confirmed
+   * for long enough that the members decide it down too (seen in the frozen-disk drill, mode
+   * leader: the node that stayed a follower was decided down beside the frozen one).
+   */
+  private RaftPeerId knownLeader() {
+    if (server == null) {
+      return null;
+    }
+    try {
+      return server.getDivision(group.getGroupId()).getInfo().getLeaderId();
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
   /** A linearizable read of the view: when it succeeds, a majority of the voters confirmed it. */
   private void refresh() throws IOException {
     long asked = System.nanoTime();
-    RaftClientReply reply = client.io().sendReadOnly(Message.valueOf(ByteString.EMPTY));
+    RaftPeerId leader = knownLeader();
+    RaftClientReply reply = leader == null ? client.io().sendReadOnly(Message.valueOf(ByteString.EMPTY))
+        : client.io().sendReadOnly(Message.valueOf(ByteString.EMPTY), leader);
     if (reply.isSuccess()) {
       ClusterView read = ClusterView.parseFrom(reply.getMessage().getContent().toByteArray());
       if (read.getEpoch() >= view.getEpoch()) {
@@ -470,7 +492,9 @@ public final class Membership implements AutoCloseable {
         long asked = System.nanoTime();
         CompletableFuture<RaftClientReply> sent;
         try {
-          sent = client.async().sendReadOnly(Message.valueOf(ByteString.EMPTY));
+          RaftPeerId leader = knownLeader();
+          sent = leader == null ? client.async().sendReadOnly(Message.valueOf(ByteString.EMPTY))
+              : client.async().sendReadOnly(Message.valueOf(ByteString.EMPTY), leader);
         } catch (RuntimeException e) {
           sent = CompletableFuture.failedFuture(e); // the next caller tries again
         }
