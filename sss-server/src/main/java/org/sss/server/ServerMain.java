@@ -27,7 +27,7 @@ public final class ServerMain {
     SssServer server;
     try {
       server = SssServer.start(NodeConfig.load(Path.of(args[1])));
-    } catch (Exception e) {
+    } catch (Exception | Error e) { // an Error too (a native library that does not load): its log is flushed
       LogOffTheCallersThread.flush(); // what was logged on the way, before the line saying why
       System.err.println("sss server: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
       System.exit(1);

@@ -36,7 +36,8 @@ public final class ServerArchiveTraining {
     try {
       train.invoke(null);
     } catch (InvocationTargetException e) {
-      throw e.getCause() instanceof Exception ex ? ex : e;
+      e.getCause().printStackTrace();
+      System.exit(1); // at once: threads the cluster left must not keep a failed training alive
     }
     System.exit(0); // the archive is written as the JVM exits; threads left by the cluster must not hold it
   }

@@ -177,10 +177,13 @@ final class ServerClassArchive {
         j.write(bytes);
         j.closeEntry();
       }
-      if (!Files.exists(jar)) {
-        Files.move(tmp, jar, StandardCopyOption.ATOMIC_MOVE);
+      try {
+        Files.createLink(jar, tmp); // never replaces one another process made meanwhile (an archive may name it)
+      } catch (java.nio.file.FileAlreadyExistsException madeMeanwhile) {
+        // the same bytes: theirs is as good
+      } finally {
+        Files.deleteIfExists(tmp);
       }
-      Files.deleteIfExists(tmp);
     }
     return jar;
   }
@@ -195,14 +198,31 @@ final class ServerClassArchive {
     try {
       List<String> train = new ArrayList<>(List.of(java));
       train.addAll(jvmOptions);
-      train.addAll(List.of("-Xmx512m", "-Djava.io.tmpdir=" + work, "-XX:ArchiveClassesAtExit=" + tmp,
-          "-cp", archivedPath, ServerArchiveTraining.class.getName(), dirs));
-      boolean made = run(train, log) && Files.size(tmp) > 0;
+      train.addAll(List.of("-Xmx512m", "-Djava.io.tmpdir=" + work, "-XX:ArchiveClassesAtExit=" + tmp));
+      if (!dirs.isEmpty()) {
+        // logback looks for SSS's log configuration with its own loader, which does not see the
+        // directories: without a file it would log everything at DEBUG
+        Path quiet = work.resolve("logback.xml");
+        Files.writeString(quiet, "<configuration><appender name=\"E\" class=\"ch.qos.logback.core.ConsoleAppender\">"
+            + "<encoder><pattern>%msg%n</pattern></encoder></appender><root level=\"WARN\"><appender-ref ref=\"E\"/>"
+            + "</root></configuration>\n", StandardCharsets.UTF_8);
+        train.add("-Dlogback.configurationFile=" + quiet);
+      }
+      train.addAll(List.of("-cp", archivedPath, ServerArchiveTraining.class.getName(), dirs));
+      Boolean trained = run(train, log);
+      if (trained == null) {
+        return false; // interrupted: not a verdict on the class path, so no mark either
+      }
+      boolean made = trained && Files.isRegularFile(tmp) && Files.size(tmp) > 0;
       if (made) {
         List<String> check = new ArrayList<>(List.of(java));
         check.addAll(jvmOptions);
         check.addAll(List.of("-XX:SharedArchiveFile=" + tmp, "-Xshare:on", "-cp", archivedPath, "-version"));
-        made = run(check, log);
+        Boolean accepted = run(check, log);
+        if (accepted == null) {
+          return false;
+        }
+        made = accepted;
       }
       if (made) {
         removeOthers(archive);
@@ -217,9 +237,17 @@ final class ServerClassArchive {
     }
   }
 
-  private static boolean run(List<String> command, Path log) throws IOException {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+  /** Whether {@code command} exited with 0 within the training's time; null when this thread was interrupted. */
+  private static Boolean run(List<String> command, Path log) throws IOException {
+    Process p;
+    try {
+      p = new ProcessBuilder(command).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    } catch (IOException e) {
+      Files.writeString(log, "\ncannot run " + command.get(0) + ": " + e + "\n", StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+      return false;
+    }
     try {
       if (!p.waitFor(TRAINING_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
         p.destroyForcibly().waitFor();
@@ -231,7 +259,7 @@ final class ServerClassArchive {
     } catch (InterruptedException e) {
       p.destroyForcibly();
       Thread.currentThread().interrupt();
-      return false;
+      return null;
     }
   }
 

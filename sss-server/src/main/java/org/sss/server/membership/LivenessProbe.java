@@ -45,9 +45,26 @@ final class LivenessProbe implements AutoCloseable {
    */
   static final String DISK_STALLED_PROPERTY = "sss.disk.stalled.millis";
 
-  /** {@link #DISK_STALLED_MILLIS}, or the value of {@link #DISK_STALLED_PROPERTY}. */
+  /**
+   * {@link #DISK_STALLED_MILLIS}, or the value of {@link #DISK_STALLED_PROPERTY}, which must be a
+   * positive number of milliseconds: 0 would count every node silent (and make a leader hand
+   * over for ever), not turn the rule off.
+   */
   static long diskStalledMillis() {
-    return Long.getLong(DISK_STALLED_PROPERTY, DISK_STALLED_MILLIS);
+    String set = System.getProperty(DISK_STALLED_PROPERTY);
+    if (set == null) {
+      return DISK_STALLED_MILLIS;
+    }
+    try {
+      long millis = Long.parseLong(set.trim());
+      if (millis > 0) {
+        return millis;
+      }
+    } catch (NumberFormatException e) {
+      // said below
+    }
+    throw new IllegalArgumentException(DISK_STALLED_PROPERTY + " must be a positive number of milliseconds, not '"
+        + set + "'");
   }
 
   private final ClusterSpec spec;

@@ -117,6 +117,8 @@ public final class Membership implements AutoCloseable {
   private final RaftGroup group;
   private final RaftServer server; // null on a node that does not vote
   private final RaftClient client;
+  /** The client of reads sent to the leader this node's Raft member follows ({@link #knownLeader}); null on a node that does not vote. */
+  private final RaftClient pinnedReads;
   private final SignedChanges signatures;
   private final InSyncCopies copies;
   private final ViewStateMachine machine;
@@ -133,6 +135,8 @@ public final class Membership implements AutoCloseable {
   private final AtomicBoolean handingOver = new AtomicBoolean();
   /** When the last hand-over began (0: never); the membership thread's. */
   private long lastHandOverNanos;
+  /** How many hand-overs were begun; the membership thread's. */
+  private int handOvers;
   /** Whether this node led at its last round (only the membership thread touches it). */
   private boolean leading;
   /** When this node, leading, first saw each node down (0: not down); the membership thread's. */
@@ -223,6 +227,10 @@ public final class Membership implements AutoCloseable {
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(3,
             TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)))
         .build();
+    // reads sent to one chosen server are not redirected by the client when that server fails:
+    // not retried either, the next round chooses again
+    this.pinnedReads = s == null ? null : RaftClient.newBuilder().setProperties(cp).setRaftGroup(group)
+        .setRetryPolicy(RetryPolicies.noRetry()).build();
     this.probe = new LivenessProbe(spec, self);
     Files.createDirectories(storage);
     this.disk = new DiskProbe(storage, "sss-node" + self + "-disk-probe");
@@ -278,6 +286,7 @@ public final class Membership implements AutoCloseable {
     // Ratis ends the JVM (System.exit) when its server cannot start; in an embedded cluster that
     // JVM is the user's. Made to throw instead, once per JVM.
     org.apache.ratis.util.ExitUtils.disableSystemExit();
+    LivenessProbe.diskStalledMillis(); // a setting that is no positive number stops the start, naming it
     if (voters(spec.nodeCount()).contains(self)) {
       checkFree(listenHost, spec.raftAddress(self).port(), self);
     }
@@ -388,7 +397,9 @@ public final class Membership implements AutoCloseable {
       return;
     }
     lastHandOverNanos = now;
-    Optional<Integer> to = voters.stream().filter(n -> n != self && !InSyncCopies.downOrOut(v).contains(n)).findFirst();
+    List<Integer> up = voters.stream().filter(n -> n != self && !InSyncCopies.downOrOut(v).contains(n)).toList();
+    // another voter at each try: one that did not take over may itself be in trouble
+    Optional<Integer> to = up.isEmpty() ? Optional.empty() : Optional.of(up.get(handOvers++ % up.size()));
     if (to.isEmpty()) {
       LOG.error("node {}: its disk has not answered for {} ms, but no other voter is up to take over leading the"
           + " members", self, disk.stalledMillis());
@@ -467,7 +478,7 @@ public final class Membership implements AutoCloseable {
     long asked = System.nanoTime();
     RaftPeerId leader = knownLeader();
     RaftClientReply reply = leader == null ? client.io().sendReadOnly(Message.valueOf(ByteString.EMPTY))
-        : client.io().sendReadOnly(Message.valueOf(ByteString.EMPTY), leader);
+        : pinnedReads.io().sendReadOnly(Message.valueOf(ByteString.EMPTY), leader);
     if (reply.isSuccess()) {
       ClusterView read = ClusterView.parseFrom(reply.getMessage().getContent().toByteArray());
       if (read.getEpoch() >= view.getEpoch()) {
@@ -494,7 +505,7 @@ public final class Membership implements AutoCloseable {
         try {
           RaftPeerId leader = knownLeader();
           sent = leader == null ? client.async().sendReadOnly(Message.valueOf(ByteString.EMPTY))
-              : client.async().sendReadOnly(Message.valueOf(ByteString.EMPTY), leader);
+              : pinnedReads.async().sendReadOnly(Message.valueOf(ByteString.EMPTY), leader);
         } catch (RuntimeException e) {
           sent = CompletableFuture.failedFuture(e); // the next caller tries again
         }
@@ -870,6 +881,9 @@ public final class Membership implements AutoCloseable {
     disk.close();
     try {
       client.close();
+      if (pinnedReads != null) {
+        pinnedReads.close();
+      }
     } catch (IOException e) {
       LOG.debug("node {}: closing the membership client: {}", self, e.toString());
     }

@@ -1,6 +1,8 @@
 package org.sss.server.membership;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -32,5 +34,22 @@ class LivenessProbeTest {
         "a slow sync, not yet a hung disk");
     assertFalse(LivenessProbe.serves(a.setDiskStalledMillis(LivenessProbe.DISK_STALLED_MILLIS).build()),
         "a disk that does not answer");
+  }
+
+  @Test
+  void theDiskRulesSetting_mustBeAPositiveNumber() {
+    try {
+      System.setProperty(LivenessProbe.DISK_STALLED_PROPERTY, "60000");
+      assertEquals(60_000, LivenessProbe.diskStalledMillis());
+      for (String wrong : new String[] {"0", "-5", "60s", ""}) {
+        System.setProperty(LivenessProbe.DISK_STALLED_PROPERTY, wrong);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, LivenessProbe::diskStalledMillis);
+        assertTrue(e.getMessage().contains(LivenessProbe.DISK_STALLED_PROPERTY) && e.getMessage().contains("'" + wrong + "'"),
+            e.getMessage());
+      }
+    } finally {
+      System.clearProperty(LivenessProbe.DISK_STALLED_PROPERTY);
+    }
+    assertEquals(LivenessProbe.DISK_STALLED_MILLIS, LivenessProbe.diskStalledMillis());
   }
 }

@@ -123,10 +123,8 @@ class MembershipTest {
       List<ViewAnswer> agreed = await(servers, closed, v -> v.getLeader() >= 0 && v.getView().getDownCount() == 0
           && v.getConfirmedMillisAgo() < 2_000, Duration.ofSeconds(40));
       int leader = agreed.get(0).getLeader();
-      Path probeFile;
-      try (var files = java.nio.file.Files.walk(dir.resolve("node-" + leader))) {
-        probeFile = files.filter(f -> f.getFileName().toString().equals("disk-probe")).findFirst().orElseThrow();
-      }
+      Path probeFile = dir.resolve("node-" + leader).resolve("membership").resolve("disk-probe");
+      assertTrue(java.nio.file.Files.isRegularFile(probeFile), probeFile + " written by the probe");
       // the probe makes the file again each second: replaced until the FIFO is what stays
       int made;
       do {
