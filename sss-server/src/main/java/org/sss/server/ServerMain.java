@@ -30,6 +30,9 @@ public final class ServerMain {
     } catch (Exception | Error e) { // an Error too (a native library that does not load): its log is flushed
       LogOffTheCallersThread.flush(); // what was logged on the way, before the line saying why
       System.err.println("sss server: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+      if (e instanceof Error) {
+        e.printStackTrace(); // its message alone may say nothing (an initializer that failed)
+      }
       System.exit(1);
       return;
     }

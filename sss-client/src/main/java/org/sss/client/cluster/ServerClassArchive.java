@@ -91,7 +91,9 @@ final class ServerClassArchive {
     Launch known = MADE.get(memo);
     if (known == null) {
       known = prepare(Path.of(dirName), java, classpath, jvmOptions);
-      MADE.put(memo, known);
+      if (!Thread.currentThread().isInterrupted()) { // an interrupted training decided nothing
+        MADE.put(memo, known);
+      }
     }
     return known;
   }
@@ -181,6 +183,12 @@ final class ServerClassArchive {
         Files.createLink(jar, tmp); // never replaces one another process made meanwhile (an archive may name it)
       } catch (java.nio.file.FileAlreadyExistsException madeMeanwhile) {
         // the same bytes: theirs is as good
+      } catch (IOException | UnsupportedOperationException noLinksHere) {
+        try {
+          Files.move(tmp, jar); // a file system without hard links: a move, which also never replaces
+        } catch (java.nio.file.FileAlreadyExistsException madeMeanwhile) {
+          // as above
+        }
       } finally {
         Files.deleteIfExists(tmp);
       }
@@ -244,9 +252,8 @@ final class ServerClassArchive {
       p = new ProcessBuilder(command).redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
     } catch (IOException e) {
-      Files.writeString(log, "\ncannot run " + command.get(0) + ": " + e + "\n", StandardCharsets.UTF_8,
-          StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-      return false;
+      System.err.println("sss: cannot run " + command.get(0) + " to make the servers' class-data archive: " + e);
+      return null; // (out of processes or memory for now?) no verdict on the class path
     }
     try {
       if (!p.waitFor(TRAINING_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {

@@ -78,9 +78,13 @@ final class LivenessProbe implements AutoCloseable {
   private final long[] lastAnswerNanos;
 
   @SuppressWarnings("unchecked")
-  LivenessProbe(ClusterSpec spec, int self) {
+  /** The disk rule's limit, read once: the probe's callbacks must not meet a setting changed meanwhile. */
+  private final long diskStalledMillis;
+
+  LivenessProbe(ClusterSpec spec, int self, long diskStalledMillis) {
     this.spec = spec;
     this.self = self;
+    this.diskStalledMillis = diskStalledMillis;
     this.tls = Tls.clientContext(spec);
     int n = spec.nodeCount();
     this.links = new CompletableFuture[n];
@@ -111,7 +115,7 @@ final class LivenessProbe implements AutoCloseable {
             .whenComplete((answer, failure) -> {
               // a node that answers but cannot confirm its view with a majority refuses to serve:
               // for writers it is as silent as a dead one (a link cut one way)
-              boolean serving = answer != null && serves(answer.header().getView());
+              boolean serving = answer != null && serves(answer.header().getView(), diskStalledMillis);
               if (answer != null) {
                 store(n, answer.header().getView().getStore());
                 answer.release();
@@ -126,11 +130,16 @@ final class LivenessProbe implements AutoCloseable {
    * Whether an answer says its node serves: its view confirmed by a majority within the lease,
    * its workers not stalled for {@link #STALLED_MILLIS} (the answer comes from the node's
    * event loop, which still answers when every worker hangs), and its disk answering within
-   * {@link #diskStalledMillis()}.
+   * {@link #DISK_STALLED_MILLIS}.
    */
   static boolean serves(ViewAnswer a) {
+    return serves(a, DISK_STALLED_MILLIS);
+  }
+
+  /** {@link #serves(ViewAnswer)} with a disk counting as not answering after {@code diskStalledMillis}. */
+  static boolean serves(ViewAnswer a, long diskStalledMillis) {
     return a.getConfirmedMillisAgo() <= Membership.LEASE_MILLIS && a.getWorkersStalledMillis() < STALLED_MILLIS
-        && a.getDiskStalledMillis() < diskStalledMillis();
+        && a.getDiskStalledMillis() < diskStalledMillis;
   }
 
   private synchronized void store(int node, String id) {

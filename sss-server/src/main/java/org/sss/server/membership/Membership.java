@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -119,6 +120,14 @@ public final class Membership implements AutoCloseable {
   private final RaftClient client;
   /** The client of reads sent to the leader this node's Raft member follows ({@link #knownLeader}); null on a node that does not vote. */
   private final RaftClient pinnedReads;
+  /**
+   * Runs the reads of {@link #refreshNow} with the blocking API. Ratis's asynchronous one keeps a
+   * queue per server that one failed request closes for good: every later read sent there
+   * would fail at once.
+   */
+  private final ExecutorService viewReads;
+  /** When a disk counts as not answering (LivenessProbe.diskStalledMillis, read once). */
+  private final long diskStalledMillis;
   private final SignedChanges signatures;
   private final InSyncCopies copies;
   private final ViewStateMachine machine;
@@ -231,7 +240,13 @@ public final class Membership implements AutoCloseable {
     // not retried either, the next round chooses again
     this.pinnedReads = s == null ? null : RaftClient.newBuilder().setProperties(cp).setRaftGroup(group)
         .setRetryPolicy(RetryPolicies.noRetry()).build();
-    this.probe = new LivenessProbe(spec, self);
+    this.diskStalledMillis = LivenessProbe.diskStalledMillis(); // checked by start: a positive number
+    this.probe = new LivenessProbe(spec, self, diskStalledMillis);
+    this.viewReads = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "sss-node" + self + "-view-reads");
+      t.setDaemon(true);
+      return t;
+    });
     Files.createDirectories(storage);
     this.disk = new DiskProbe(storage, "sss-node" + self + "-disk-probe");
     this.catchUp = new CatchUp(spec, self, store, this);
@@ -370,7 +385,7 @@ public final class Membership implements AutoCloseable {
       }
       leading = leads;
       if (leads) {
-        if (disk.stalledMillis() >= LivenessProbe.diskStalledMillis()) {
+        if (disk.stalledMillis() >= diskStalledMillis) {
           handOverLeadership(v);
         }
         probe.probeAll();
@@ -473,12 +488,17 @@ public final class Membership implements AutoCloseable {
     }
   }
 
+  /** One linearizable read of the view, sent to {@link #knownLeader} when there is one. */
+  private RaftClientReply readView() throws IOException {
+    RaftPeerId leader = knownLeader();
+    return leader == null ? client.io().sendReadOnly(Message.valueOf(ByteString.EMPTY))
+        : pinnedReads.io().sendReadOnly(Message.valueOf(ByteString.EMPTY), leader);
+  }
+
   /** A linearizable read of the view: when it succeeds, a majority of the voters confirmed it. */
   private void refresh() throws IOException {
     long asked = System.nanoTime();
-    RaftPeerId leader = knownLeader();
-    RaftClientReply reply = leader == null ? client.io().sendReadOnly(Message.valueOf(ByteString.EMPTY))
-        : pinnedReads.io().sendReadOnly(Message.valueOf(ByteString.EMPTY), leader);
+    RaftClientReply reply = readView();
     if (reply.isSuccess()) {
       ClusterView read = ClusterView.parseFrom(reply.getMessage().getContent().toByteArray());
       if (read.getEpoch() >= view.getEpoch()) {
@@ -503,9 +523,13 @@ public final class Membership implements AutoCloseable {
         long asked = System.nanoTime();
         CompletableFuture<RaftClientReply> sent;
         try {
-          RaftPeerId leader = knownLeader();
-          sent = leader == null ? client.async().sendReadOnly(Message.valueOf(ByteString.EMPTY))
-              : pinnedReads.async().sendReadOnly(Message.valueOf(ByteString.EMPTY), leader);
+          sent = CompletableFuture.supplyAsync(() -> {
+            try {
+              return readView();
+            } catch (IOException e) {
+              throw new java.util.concurrent.CompletionException(e);
+            }
+          }, viewReads);
         } catch (RuntimeException e) {
           sent = CompletableFuture.failedFuture(e); // the next caller tries again
         }
@@ -879,13 +903,15 @@ public final class Membership implements AutoCloseable {
     catchUp.close();
     probe.close();
     disk.close();
-    try {
-      client.close();
-      if (pinnedReads != null) {
-        pinnedReads.close();
+    viewReads.shutdownNow();
+    for (RaftClient c : new RaftClient[] {client, pinnedReads}) {
+      try {
+        if (c != null) {
+          c.close();
+        }
+      } catch (IOException e) {
+        LOG.debug("node {}: closing a membership client: {}", self, e.toString());
       }
-    } catch (IOException e) {
-      LOG.debug("node {}: closing the membership client: {}", self, e.toString());
     }
     if (server != null) {
       try {
