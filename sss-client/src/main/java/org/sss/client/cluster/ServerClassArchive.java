@@ -117,9 +117,8 @@ final class ServerClassArchive {
           : archivedPath + File.pathSeparator + String.join(File.pathSeparator, others);
       Path archive = dir.resolve("server-" + digest(java, jars, jvmOptions) + ".jsa");
       Path failed = Path.of(archive + ".failed");
-      if (!Files.exists(archive) && !Files.exists(failed)
-          && !make(archive, failed, java, archivedPath, String.join(File.pathSeparator, others), jvmOptions)) {
-        return without;
+      if (!Files.exists(archive) && !Files.exists(failed)) {
+        make(archive, failed, java, archivedPath, String.join(File.pathSeparator, others), jvmOptions);
       }
       if (!Files.exists(archive)) {
         return without;
@@ -196,8 +195,8 @@ final class ServerClassArchive {
     return jar;
   }
 
-  /** Runs the training JVM; true when {@code archive} was made and a JVM accepts it. */
-  private static boolean make(Path archive, Path failed, String java, String archivedPath, String dirs,
+  /** Runs the training JVM: {@code archive} made and accepted by a JVM, or {@code failed} saying why. */
+  private static void make(Path archive, Path failed, String java, String archivedPath, String dirs,
                               List<String> jvmOptions) throws IOException {
     System.err.println("sss: making a class-data archive for faster server starts (once per build)...");
     Path work = Files.createTempDirectory(archive.getParent(), "training");
@@ -219,7 +218,7 @@ final class ServerClassArchive {
       train.addAll(List.of("-cp", archivedPath, ServerArchiveTraining.class.getName(), dirs));
       Boolean trained = run(train, log);
       if (trained == null) {
-        return false; // interrupted: not a verdict on the class path, so no mark either
+        return; // interrupted: not a verdict on the class path, so no mark either
       }
       boolean made = trained && Files.isRegularFile(tmp) && Files.size(tmp) > 0;
       if (made) {
@@ -228,18 +227,17 @@ final class ServerClassArchive {
         check.addAll(List.of("-XX:SharedArchiveFile=" + tmp, "-Xshare:on", "-cp", archivedPath, "-version"));
         Boolean accepted = run(check, log);
         if (accepted == null) {
-          return false;
+          return;
         }
         made = accepted;
       }
       if (made) {
         removeOthers(archive);
         Files.move(tmp, archive, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        return true;
+        return;
       }
       Files.move(log, failed, StandardCopyOption.REPLACE_EXISTING);
       System.err.println("sss: no class-data archive for the servers (see " + failed + "); they start slower");
-      return false;
     } finally {
       deleteTree(work);
     }

@@ -68,19 +68,16 @@ class MembershipTest {
 
   @Test
   void nodesAgree_aNodeGoneIsDecidedDown_andStrangersDecideNothing() throws Exception {
-    List<NodeListener> sockets = EmbeddedServers.bindAll(3, "127.0.0.1");
-    ClusterSpec spec = threeNodeSpec(sockets);
-    List<SssServer> servers = EmbeddedServers.startAll(sockets, i -> NodeConfig.of(spec, i, dir.resolve("node-" + i)));
+    List<SssServer> servers = startThree();
     boolean[] closed = new boolean[3];
     try {
-      List<ViewAnswer> agreed = await(servers, closed, v -> v.getLeader() >= 0 && v.getView().getDownCount() == 0
-          && v.getConfirmedMillisAgo() < 2_000, Duration.ofSeconds(40));
+      List<ViewAnswer> agreed = await(servers, closed, AGREED, Duration.ofSeconds(40));
       long epoch = agreed.get(0).getView().getEpoch();
       int leader = agreed.get(0).getLeader();
       assertEquals(List.of(0, 1, 2), agreed.get(0).getVotersList());
 
       // entries a stranger writes to the members' log: unsigned, or signed with another secret
-      try (RaftClient stranger = strangerClient(spec)) {
+      try (RaftClient stranger = strangerClient(servers.get(0).config().cluster())) {
         ViewChange down = ViewChange.newBuilder().setExpectEpoch(epoch).setMarkDown(leader == 2 ? 1 : 2).build();
         assertTrue(stranger.io().send(Message.valueOf(ByteString.copyFrom(down.toByteArray()))).isSuccess());
         assertTrue(stranger.io().send(Message.valueOf(ByteString.copyFrom(new SignedChanges("guess").sign(down))))
@@ -98,11 +95,7 @@ class MembershipTest {
           && v.getView().getDownCount() == 0 && v.getLeader() >= 0 && v.getLeader() != leader, Duration.ofSeconds(40));
       assertTrue(after.get(0).getView().getEpoch() >= epoch + 2, "down, then out: " + after.get(0).getView());
     } finally {
-      for (int i = 0; i < 3; i++) {
-        if (!closed[i]) {
-          servers.get(i).close();
-        }
-      }
+      closeOpen(servers, closed);
     }
   }
 
@@ -115,13 +108,10 @@ class MembershipTest {
   @Test
   void leaderWhoseDiskHangs_handsOverLeadership_isDecidedDown_andComesBack() throws Exception {
     System.setProperty(LivenessProbe.DISK_STALLED_PROPERTY, "2000");
-    List<NodeListener> sockets = EmbeddedServers.bindAll(3, "127.0.0.1");
-    ClusterSpec spec = threeNodeSpec(sockets);
-    List<SssServer> servers = EmbeddedServers.startAll(sockets, i -> NodeConfig.of(spec, i, dir.resolve("node-" + i)));
+    List<SssServer> servers = startThree();
     boolean[] closed = new boolean[3];
     try {
-      List<ViewAnswer> agreed = await(servers, closed, v -> v.getLeader() >= 0 && v.getView().getDownCount() == 0
-          && v.getConfirmedMillisAgo() < 2_000, Duration.ofSeconds(40));
+      List<ViewAnswer> agreed = await(servers, closed, AGREED, Duration.ofSeconds(40));
       int leader = agreed.get(0).getLeader();
       Path probeFile = dir.resolve("node-" + leader).resolve("membership").resolve("disk-probe");
       assertTrue(java.nio.file.Files.isRegularFile(probeFile), probeFile + " written by the probe");
@@ -147,10 +137,25 @@ class MembershipTest {
       assertTrue(back.get(0).getView().getEpoch() > handedOver.get(0).getView().getEpoch(), back.get(0).toString());
     } finally {
       System.clearProperty(LivenessProbe.DISK_STALLED_PROPERTY);
-      for (int i = 0; i < 3; i++) {
-        if (!closed[i]) {
-          servers.get(i).close();
-        }
+      closeOpen(servers, closed);
+    }
+  }
+
+  /** Every node has a leader, none is down, and its view was confirmed lately. */
+  private static final Predicate<ViewAnswer> AGREED = v -> v.getLeader() >= 0 && v.getView().getDownCount() == 0
+      && v.getConfirmedMillisAgo() < 2_000;
+
+  /** Three servers of a two-copy cluster in this JVM, under {@link #dir}. */
+  private List<SssServer> startThree() throws Exception {
+    List<NodeListener> sockets = EmbeddedServers.bindAll(3, "127.0.0.1");
+    ClusterSpec spec = threeNodeSpec(sockets);
+    return EmbeddedServers.startAll(sockets, i -> NodeConfig.of(spec, i, dir.resolve("node-" + i)));
+  }
+
+  private static void closeOpen(List<SssServer> servers, boolean[] closed) {
+    for (int i = 0; i < servers.size(); i++) {
+      if (!closed[i]) {
+        servers.get(i).close();
       }
     }
   }
