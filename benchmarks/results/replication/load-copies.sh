@@ -1,13 +1,19 @@
 #!/bin/bash
-# usage: benchmarks/results/replication/load-copies.sh [ROUNDS] [SIZE]   (from the repository's top)
+# usage: benchmarks/results/replication/load-copies.sh [ROUNDS] [SIZE] [nodes|client]
+#        (from the repository's top)
 # What a second copy costs a load: `bin/sss load` of one RandomTextWriter file (SIZE, default 1g)
 # into a new 3-process cluster (1 GiB heap each) keeping one copy, then one keeping two,
-# alternated ROUNDS times (default 3), a fresh cluster per load. The load's own report line is
-# kept; counts are compared with the file's lines. Also: the servers' CPU seconds by thread kind
-# (/proc/PID/task/*/stat, before and after the load), to show where the time goes.
+# alternated ROUNDS times (default 3), a fresh cluster per load. `nodes` (the default): the
+# nodes read the file (a job); `client`: the client reads it and sends it through its bulk writer
+# (`load --append` into a table made first), and the seconds are the whole command's, timed here.
+# The load's own report line is kept; counts are compared with the file's lines. Also: the
+# servers' CPU seconds by thread kind (/proc/PID/task/*/stat, before and after the load), to show
+# where the time goes.
 set -eu
 ROUNDS=${1:-3}
 SIZE=${2:-1g}
+KIND=${3:-nodes}
+case "$KIND" in nodes|client) ;; *) echo "the third argument is nodes or client, not $KIND" >&2; exit 2 ;; esac
 T=${TMPDIR:-/tmp}/sss-load-copies
 rm -rf "$T"; mkdir -p "$T"
 trap 'bin/sss cluster stop --dir "$T/cluster" >/dev/null 2>&1 || true' EXIT
@@ -28,9 +34,16 @@ for r in $(seq 1 "$ROUNDS"); do
     pids=$(pgrep -f "$T/cluster/node-" | tr '\n' ' ')
     sleep 2; sync
     cpu $pids > "$T/cpu0"
-    bin/sss --cluster "$T/cluster/cluster.properties" load t "$T/text.txt" > "$T/load.log" 2>&1
+    if [ "$KIND" = nodes ]; then
+      bin/sss --cluster "$T/cluster/cluster.properties" load t "$T/text.txt" > "$T/load.log" 2>&1
+      secs=$(grep -o '[0-9.]* s$' "$T/load.log" | tail -1 | cut -d' ' -f1)
+    else
+      bin/sss --cluster "$T/cluster/cluster.properties" table create t --key long --value string > /dev/null
+      start=$(date +%s.%N)
+      bin/sss --cluster "$T/cluster/cluster.properties" load t "$T/text.txt" --append > "$T/load.log" 2>&1
+      secs=$(echo "$(date +%s.%N) - $start" | bc -l | xargs printf %.2f)
+    fi
     cpu $pids > "$T/cpu1"
-    secs=$(grep -o '[0-9.]* s$' "$T/load.log" | tail -1 | cut -d' ' -f1)
     n=$(bin/sss --cluster "$T/cluster/cluster.properties" count t)
     # threads started during the load count from 0 (join -a 2 -e 0 keeps them)
     delta() { join -a 2 -e 0 -o 0,1.2,2.2 "$T/cpu0" "$T/cpu1" | awk '{print $1, $3-$2}'; }

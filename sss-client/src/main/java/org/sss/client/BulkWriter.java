@@ -3,11 +3,16 @@ package org.sss.client;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -22,6 +27,7 @@ import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.PutBatch;
 import org.sss.core.proto.Request;
 import org.sss.core.proto.Response;
+import org.sss.core.proto.SealBulk;
 import org.sss.core.transport.Buffers;
 import org.sss.core.transport.Frame;
 import org.sss.core.transport.NodeUnavailableException;
@@ -46,6 +52,16 @@ import org.sss.core.transport.SssException;
  * writer read the view, and once that node is decided out its batches are given up as lost
  * rather than waited for until the request timeout. A multi-valued table cannot take a pair twice (each would be a value of its
  * own): its writer fails instead, saying to write the pairs since the last flush again.
+ *
+ * <h2>How the nodes store the pairs</h2>
+ * The writer's batches carry a session (a random number, new after every resend): the nodes
+ * gather a session's pairs and write them into SST files, as they write a job's output (in
+ * order within each partition, straight into files ingested at the bottom level where the keys
+ * allow), not through the memtable and the WAL. A read stores what is gathered first, so a pair
+ * is read as soon as its batch was acknowledged. {@link #flush()} then <em>seals</em>: every node
+ * that took pairs checks that it still holds all that it acknowledged in the session (one that
+ * restarted since does not: it answers {@code WRITES_LOST}) and stores them durably. A node that
+ * lost pairs has them sent again, as after a refusal, or, with one copy, fails the writer.
  *
  * <p>A pair is durable once {@link #flush()} or {@link #close()} has returned without an
  * exception. A failed batch fails the writer: the next {@code put}, {@code flush} or
@@ -91,6 +107,15 @@ public final class BulkWriter implements AutoCloseable {
    */
   private static final long SILENT_NANOS = TimeUnit.SECONDS.toNanos(5);
   private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
+  /** The session the nodes gather this writer's pairs under; a new one after every resend. */
+  private long session = newSession();
+  /**
+   * Pairs each node has gathered and acknowledged in {@link #session} since its last seal: what
+   * the next seal checks it still holds.
+   */
+  private AtomicLong[] takenInSession;
+  /** Nodes a seal of {@link #session} stored pairs on: the last seal tells them the session ended. */
+  private boolean[] tookInSession;
   private final AtomicLong acknowledged = new AtomicLong();
   private long bytesWritten;
 
@@ -116,6 +141,8 @@ public final class BulkWriter implements AutoCloseable {
     this.inSync = new InSyncCopies(placement);
     this.targets = view == null ? null : inSync.writeTargetsByPartition(view);
     this.inFlight = new Semaphore[n];
+    this.takenInSession = newCounts(n);
+    this.tookInSession = new boolean[n];
     @SuppressWarnings("unchecked")
     Map<CompletableFuture<?>, Long>[] under = new Map[n];
     this.pending = under;
@@ -203,7 +230,7 @@ public final class BulkWriter implements AutoCloseable {
   private boolean resendable(RuntimeException e) {
     return sinceCheckpoint != null && (e instanceof NodeUnavailableException
         || e instanceof SssException s && (s.code() == ErrorCode.STALE_VIEW
-            || s.code() == ErrorCode.NOT_SERVING));
+            || s.code() == ErrorCode.NOT_SERVING || s.code() == ErrorCode.WRITES_LOST));
   }
 
   /**
@@ -261,6 +288,10 @@ public final class BulkWriter implements AutoCloseable {
       }
       failure.set(null);
       failedOn = view.getEpoch(); // a batch of this resend lost on the same epoch waits again
+      // a session of its own: the nodes' counts of the old one include pairs some of them lost
+      session = newSession();
+      takenInSession = newCounts(buffers.length);
+      tookInSession = new boolean[buffers.length];
       ByteBuf again = sinceCheckpoint.duplicate();
       while (again.isReadable()) {
         int keyLength = PairBlock.readVarint(again);
@@ -331,11 +362,13 @@ public final class BulkWriter implements AutoCloseable {
       failure.compareAndSet(null, interrupted); // the writer has failed: its batch was never sent
       throw interrupted;
     }
+    AtomicLong taken = takenInSession[node];
     try {
       CompletableFuture<Frame<Response>> sent =
           channels.get(node).call(Request.newBuilder().setPutBatch(
           PutBatch.newBuilder().setTable(table).setPairCount(n).setKeyType(types.key())
-              .setValueType(types.value()).setReplication(copies).setViewEpoch(view == null ? 0 : view.getEpoch())), buf);
+              .setValueType(types.value()).setReplication(copies).setViewEpoch(view == null ? 0 : view.getEpoch())
+              .setBulkSession(session)), buf);
       pending[node].put(sent, System.nanoTime());
       sent.whenComplete((r, e) -> {
             pending[node].remove(sent);
@@ -344,6 +377,9 @@ public final class BulkWriter implements AutoCloseable {
             if (e != null) {
               recordFailure(explain(NodeChannels.unwrap(e)));
             } else {
+              if (r.header().getAck().getGathered()) {
+                taken.addAndGet(n);
+              }
               r.release();
               if (sinceCheckpoint == null) {
                 acknowledged.addAndGet(led); // a pair counts once, with its first copy's batch
@@ -403,19 +439,118 @@ public final class BulkWriter implements AutoCloseable {
     }
   }
 
-  /** Sends every buffered pair and waits until all are acknowledged. */
+  /**
+   * Sends every buffered pair, waits until all are acknowledged, and seals them on every node
+   * that took some: they are durable when this returns.
+   */
   public void flush() {
-    for (int node = 0; node < buffers.length; node++) {
-      send(node);
-    }
-    awaitInFlight();
-    checkFailure();
+    flush(false);
+  }
+
+  private void flush(boolean last) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    do {
+      for (int node = 0; node < buffers.length; node++) {
+        send(node);
+      }
+      awaitInFlight();
+      if (failure.get() != null && System.nanoTime() > deadline) {
+        // every seal found a loss again (a node that keeps restarting): the pairs are not stored
+        RuntimeException e = failure.get();
+        RuntimeException gaveUp = new SssException(ErrorCode.INTERNAL, "the pairs could not be sealed within "
+            + timeout.toSeconds() + " s: " + e.getMessage() + "; the pairs since the last flush may be on"
+            + " some copies only: write them again", e);
+        failure.set(gaveUp);
+        throw gaveUp;
+      }
+      checkFailure();
+    } while (!seal(last));
     if (sinceCheckpoint != null) {
       // every copy that counts has every pair so far: a checkpoint
       acknowledged.addAndGet(pairsSinceCheckpoint);
       pairsSinceCheckpoint = 0;
       sinceCheckpoint.clear();
     }
+  }
+
+  /**
+   * Asks every node that took pairs in this session to store them durably, once it has checked
+   * that it still holds them all. Returns false after a failure that a resend mends (recorded:
+   * the caller's next {@link #checkFailure} sends the pairs since the checkpoint again); throws
+   * one that it does not.
+   */
+  private boolean seal(boolean last) {
+    Map<Integer, CompletableFuture<Frame<Response>>> seals = new LinkedHashMap<>();
+    long[] sealing = new long[takenInSession.length];
+    for (int node = 0; node < takenInSession.length; node++) {
+      sealing[node] = takenInSession[node].get();
+      if (sealing[node] == 0 && !(last && tookInSession[node])) {
+        continue;
+      }
+      try {
+        CompletableFuture<Frame<Response>> f = channels.get(node).call(Request.newBuilder().setSealBulk(
+            SealBulk.newBuilder().setTable(table).setSession(session).setPairs(sealing[node]).setLast(last)), null);
+        pending[node].put(f, System.nanoTime()); // a node cut off is given up on as for a batch
+        seals.put(node, f);
+      } catch (RuntimeException e) {
+        recordFailure(e);
+      }
+    }
+    for (Map.Entry<Integer, CompletableFuture<Frame<Response>>> s : seals.entrySet()) {
+      int node = s.getKey();
+      try {
+        awaitSeal(node, s.getValue()).release();
+        takenInSession[node].addAndGet(-sealing[node]); // stored: the next seal counts from here
+        tookInSession[node] = true;
+      } catch (RuntimeException e) {
+        recordFailure(explain(NodeChannels.unwrap(e)));
+      } finally {
+        pending[node].remove(s.getValue());
+      }
+    }
+    RuntimeException e = failure.get();
+    if (e != null && !resendable(e)) {
+      throw e;
+    }
+    return e == null;
+  }
+
+  /** The seal's answer; while it is awaited, a node decided out is given up on ({@link #giveUpIfOut}). */
+  private Frame<Response> awaitSeal(int node, CompletableFuture<Frame<Response>> f) {
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return f.get(1, TimeUnit.SECONDS);
+        } catch (TimeoutException stillSealing) {
+          giveUpIfOut(node);
+        } catch (InterruptedException ie) {
+          interrupted = true;
+        } catch (ExecutionException ee) {
+          throw ee.getCause() instanceof RuntimeException r ? r : new CompletionException(ee.getCause());
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private static long newSession() {
+    long s;
+    do {
+      s = ThreadLocalRandom.current().nextLong();
+    } while (s == 0 || s == -1); // 0 is no session, -1 no stream
+    return s;
+  }
+
+  private static AtomicLong[] newCounts(int nodes) {
+    AtomicLong[] counts = new AtomicLong[nodes];
+    for (int i = 0; i < nodes; i++) {
+      counts[i] = new AtomicLong();
+    }
+    return counts;
   }
 
   /** Pairs the servers have acknowledged so far. */
@@ -438,7 +573,7 @@ public final class BulkWriter implements AutoCloseable {
     }
     closed = true;
     try {
-      flush();
+      flush(true);
     } catch (RuntimeException e) {
       closeFailure = e;
       throw again(e);

@@ -33,9 +33,13 @@ import org.sss.core.transport.Varints;
  * wrote them (one connection per node, one ordered lane per connection). A pair that cannot
  * follow its stream's last pair of the partition (a key not greater, or a large value)
  * <em>breaks</em> the stream: its files are ingested at once and it writes through sorted runs
- * from then on, for good. So a stream's pairs in files are all older than its pairs in runs, and
- * a key written twice keeps its last value as a sorted run would. Pairs of different streams are
- * written concurrently, so no order between them is promised, here or anywhere else in a job.
+ * from then on, until every file is ingested ({@link #ingestAll}). So a stream's pairs in files
+ * are all older than its pairs in runs, and a key written twice keeps its last value as a sorted
+ * run would. Pairs of different streams of a job are written concurrently, so no order between
+ * them is promised, here or anywhere else in a job. One order between streams is kept: runs
+ * are stored only after every stream's files ({@code SortedRuns}), since a bulk writer that sends
+ * its pairs again does so under a new stream, which breaks where the old stream's file may
+ * still hold an older value of the key.
  *
  * <p>Not thread-safe: its owner calls it under the {@link SortedRuns} lock.
  */
@@ -151,15 +155,22 @@ final class OrderedStreams {
     ingestFinished();
   }
 
-  /** Ingests every file written so far, finished or open; streams go on in new files. */
+  /**
+   * Ingests every file written so far, finished or open, and forgets the streams: what each
+   * wrote is in the table now, older than anything written later, so a stream that writes again
+   * (a broken one too) begins anew in new files. Without that, every writer that ever wrote
+   * (a bulk writer's session, a task's stream) would be kept for the table's life.
+   */
   void ingestAll() {
     if (openFiles == 0 && finished.isEmpty()) {
-      return; // every read of the table comes here (a seal): it must cost nothing when idle
+      streams.clear(); // every read of the table comes here (a seal): it must cost little when idle
+      return;
     }
     for (Stream s : streams.values()) {
       finishAll(s);
     }
     open.clear();
+    streams.clear();
     ingestFinished();
   }
 

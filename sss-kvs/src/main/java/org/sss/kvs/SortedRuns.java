@@ -66,9 +66,11 @@ final class SortedRuns {
    * Takes a block of packed pairs (see {@link PackedBatch}) written by stream {@code stream}
    * ({@link OrderedStreams#NONE} for none): into the stream's files as far as they follow it in
    * key order, the rest gathered for a sorted run. Returns whether it kept the array (the caller
-   * must not touch it again). May store a run.
+   * must not touch it again). Stores a run when the gathered pairs fill one, unless
+   * {@code storeWhenFull} is false: the caller then calls {@link #storeIfFull} later, outside
+   * whatever it holds (a bulk writer's batch is taken under the node's membership view).
    */
-  synchronized boolean add(byte[] block, int length, int count, long stream) {
+  synchronized boolean add(byte[] block, int length, int count, long stream, boolean storeWhenFull) {
     storeResident(); // it must land before anything written after it
     byte[] kept = block;
     if (streams != null && stream != OrderedStreams.NONE && !table.isDropped()) {
@@ -84,7 +86,7 @@ final class SortedRuns {
         kept = Arrays.copyOf(block, length); // a stream's batch comes whole: keep no more than its pairs
       }
     }
-    gather(kept, length, count);
+    gather(kept, length, count, storeWhenFull);
     return kept == block;
   }
 
@@ -97,7 +99,7 @@ final class SortedRuns {
     return n;
   }
 
-  private void gather(byte[] block, int length, int count) {
+  private void gather(byte[] block, int length, int count, boolean storeWhenFull) {
     batches.add(new Batch(block, length, count));
     bytes += length; // what the run will store
     gatheredHeld.addAndGet(block.length); // what memory holds: the whole array
@@ -107,9 +109,33 @@ final class SortedRuns {
       discard(); // dropped while this write was on its way: its bytes must not stay counted
       return;
     }
-    if (bytes >= MAX_RUN_BYTES || pairs >= MAX_RUN_PAIRS || held > BUDGET && bytes >= MIN_RUN_BYTES) {
-      ingestGathered(Records.parse(batches, (int) pairs)); // the streams' files go on: they hold no memory
+    if (storeWhenFull && full(held)) {
+      storeGathered();
     }
+  }
+
+  private boolean full(long held) {
+    return bytes >= MAX_RUN_BYTES || pairs >= MAX_RUN_PAIRS || held > BUDGET && bytes >= MIN_RUN_BYTES;
+  }
+
+  /** Stores the gathered pairs as a run when they fill one (see {@link #add}). */
+  synchronized void storeIfFull() {
+    if (pairs > 0 && full(HELD.get())) {
+      storeGathered();
+    }
+  }
+
+  /**
+   * Stores the gathered pairs as a run, after the streams' files: pairs are gathered for a run
+   * only when their stream broke or names none, and a file of another stream may hold an older
+   * value of their key (a bulk writer's pairs sent again under a new session break its new stream
+   * where the old one's file still holds them), which must not land after them.
+   */
+  private void storeGathered() {
+    if (streams != null) {
+      streams.ingestAll();
+    }
+    ingestGathered(Records.parse(batches, (int) pairs));
   }
 
   /**
@@ -135,16 +161,15 @@ final class SortedRuns {
   }
 
   /**
-   * Stores everything in RocksDB: the resident run, then what is gathered as one sorted run,
-   * then the streams' files (a stream's pairs in runs are only those after it broke, which its
-   * files already preceded; see {@link OrderedStreams}).
+   * Stores everything in RocksDB: the resident run, then the streams' files, then what is
+   * gathered as one sorted run ({@link #storeGathered}: a stream's pairs in runs are only those
+   * after it broke, which its files already preceded; see {@link OrderedStreams}).
    */
   synchronized void seal() {
     storeResident();
     if (pairs > 0) {
-      ingestGathered(Records.parse(batches, (int) pairs));
-    }
-    if (streams != null) {
+      storeGathered();
+    } else if (streams != null) {
       streams.ingestAll();
     }
   }

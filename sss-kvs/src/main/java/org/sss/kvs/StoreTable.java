@@ -5,12 +5,17 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Supplier;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
@@ -79,10 +84,21 @@ public final class StoreTable {
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
   private volatile boolean dropped;
   /**
-   * Gathers the writes of a bulk table (no WAL, no compaction) into sorted runs, and those of a
-   * job's table until the job commits it ({@link #gathers}); else null.
+   * Gathers the writes of a bulk table (no WAL, no compaction) into sorted runs, those of a
+   * job's table until the job commits it ({@link #gathers}), and those of bulk writers into any
+   * table until they seal them ({@link #newBulkBatch}).
    */
   private final SortedRuns runs;
+  /** Pairs gathered from each bulk writer's session and not sealed yet ({@link #countBulk}). */
+  private final Map<Long, BulkSession> bulkSessions = new ConcurrentHashMap<>();
+  /** Sessions kept before idle ones are forgotten (a writer that failed never ends its session). */
+  private static final int BULK_SESSIONS_KEPT = 64;
+  private static final long BULK_SESSION_IDLE_NANOS = TimeUnit.HOURS.toNanos(1);
+
+  private static final class BulkSession {
+    final AtomicLong pairs = new AtomicLong();
+    volatile long touchedNanos = System.nanoTime();
+  }
 
   StoreTable(RocksDB db, String name, String family, TableOptions options, ColumnFamilyHandle handle, Path ingestDir) {
     this.db = db;
@@ -92,8 +108,9 @@ public final class StoreTable {
     this.handle = handle;
     this.writeOptions = new WriteOptions().setDisableWAL(options.getDisableWal());
     this.ingestDir = ingestDir;
-    // a job's output (a job table that is not bulk) is written as ordered streams where it can be
-    this.runs = isBulk(options) || JobTables.isJobTable(name) ? new SortedRuns(this, !isBulk(options)) : null;
+    // a job's output and a bulk writer's pairs (tables that are not bulk) are written as ordered
+    // streams where they can be
+    this.runs = new SortedRuns(this, !isBulk(options));
   }
 
   /**
@@ -102,8 +119,36 @@ public final class StoreTable {
    * lifecycle.
    */
   void sealRuns() {
-    if (runs != null) {
+    storing(() -> {
       runs.seal();
+      return null;
+    });
+  }
+
+  /**
+   * Stores a run when a bulk writer's gathered pairs fill one: what {@link #newBulkBatch}'s
+   * commit leaves for later, so that its caller can store outside what it holds.
+   */
+  public void storeBulkIfFull() {
+    storing(() -> {
+      runs.storeIfFull();
+      return null;
+    });
+  }
+
+  /**
+   * Runs an operation of the runs that may store them. One that fails may have thrown gathered
+   * pairs away (a run, a stream's files): then every bulk session's count is forgotten, so that
+   * the next seal of each finds the loss and its writer sends them again.
+   */
+  private <T> T storing(Supplier<T> op) {
+    synchronized (runs) { // a seal that checks its count under this lock sees the loss
+      try {
+        return op.get();
+      } catch (RuntimeException | Error e) {
+        bulkSessions.clear();
+        throw e;
+      }
     }
   }
 
@@ -123,7 +168,7 @@ public final class StoreTable {
    * its options say.
    */
   private boolean gathers() {
-    return runs != null && (isBulk(options) || JobTables.isJobTable(name));
+    return isBulk(options) || JobTables.isJobTable(name);
   }
 
   /**
@@ -132,7 +177,7 @@ public final class StoreTable {
    * its own range.
    */
   public boolean keepsStreams() {
-    return runs != null && runs.keepsStreams();
+    return runs.keepsStreams();
   }
 
   /** How a write is logged now: a job's table is not, until it is committed under its name. */
@@ -226,7 +271,67 @@ public final class StoreTable {
    */
   public PackedBatch newPackedBatch(int capacity, long stream) {
     checkLive();
-    return new PackedBatch(this, capacity, stream);
+    return new PackedBatch(this, capacity, stream, false);
+  }
+
+  /**
+   * A batch of a bulk writer's packed pairs, stream {@code stream}: gathered and stored as SST
+   * files as a job's output is ({@link OrderedStreams}, {@link SortedRuns}), whatever the table,
+   * not through the memtable and the WAL. They are read as soon as they are taken (a read stores
+   * them first), and durable once {@link #storeBulk} has returned: a node that stops stores them,
+   * one killed loses them, and its writer learns so by {@link #bulkPairs}.
+   */
+  public PackedBatch newBulkBatch(int capacity, long stream) {
+    checkLive();
+    return new PackedBatch(this, capacity, stream, true);
+  }
+
+  /** Counts {@code pairs} gathered from bulk session {@code session} (see {@link #sealBulk}). */
+  public void countBulk(long session, long pairs) {
+    BulkSession s = bulkSessions.computeIfAbsent(session, k -> new BulkSession());
+    s.pairs.addAndGet(pairs);
+    s.touchedNanos = System.nanoTime();
+    if (bulkSessions.size() > BULK_SESSIONS_KEPT) {
+      long now = System.nanoTime();
+      bulkSessions.values().removeIf(idle -> now - idle.touchedNanos > BULK_SESSION_IDLE_NANOS);
+    }
+  }
+
+  /**
+   * Stores the pairs bulk writers sent so far as SST files, ingested (RocksDB syncs each ingested
+   * file, its directory and the manifest that lists it), once it has checked that this node holds
+   * the {@code pairs} that session {@code session} gathered since its last seal: the pairs are
+   * durable when this returns. Returns false, storing nothing, when it holds another number (it
+   * lost what it had gathered: a restart, a failed store, the table made again); the writer must
+   * then send them again. With {@code last} the session is forgotten. Values of
+   * {@link #LARGE_VALUE_BYTES} or more went through the memtable: with the table's WAL, or, in a
+   * table without one, flushed here.
+   */
+  public boolean sealBulk(long session, long pairs, boolean last) {
+    synchronized (runs) { // the runs' lock, first: a store that fails forgets the counts under it
+      BulkSession s = bulkSessions.get(session);
+      if ((s == null ? 0 : s.pairs.get()) != pairs) {
+        return false;
+      }
+      if (options.getDisableWal()) {
+        flush();
+      } else {
+        sealRuns();
+      }
+      if (s != null) {
+        s.pairs.addAndGet(-pairs); // a writer's batches wait for its seal: none came in between
+      }
+      if (last) {
+        bulkSessions.remove(session);
+      }
+      return true;
+    }
+  }
+
+  /** The pairs session {@code session} gathered and no seal stored yet (for the seal's message). */
+  public long bulkPairs(long session) {
+    BulkSession s = bulkSessions.get(session);
+    return s == null ? 0 : s.pairs.get();
   }
 
   /**
@@ -236,12 +341,12 @@ public final class StoreTable {
    * family, and one naming a dropped family is a fatal error to RocksDB that stops every later
    * write on the node.
    */
-  boolean writePacked(byte[] block, int length, int count, long stream) {
-    if (gathers()) {
+  boolean writePacked(byte[] block, int length, int count, long stream, boolean bulk) {
+    if (bulk || gathers()) {
       checkLive();
-      return runs.add(block, length, count, stream);
+      return storing(() -> runs.add(block, length, count, stream, !bulk));
     }
-    sealRuns(); // a job's output written after its commit: its gathered runs land first
+    sealRuns(); // what was gathered (a job's output before its commit, a bulk writer's pairs) lands first
     Lock lock = use();
     // RocksJava copies the batch into native memory: nothing refers to the array afterwards
     try (WriteBatch batch = new WriteBatch(WriteBatchRep.of(block, length, count, handle.getID()))) {
@@ -341,14 +446,11 @@ public final class StoreTable {
    * when {@code ordered}, merged into one ascending order (used to merge a node's partitions).
    */
   public StoreCursor scanRanges(List<byte[][]> ranges, boolean ordered) {
-    if (runs == null) {
-      return scanRanges(ranges, ordered, null);
-    }
     // the resident run and the snapshot are taken together, so no write lands between them
     // (the lock order is runs, then lifecycle)
     synchronized (runs) {
       try {
-        return scanRanges(ranges, ordered, runs.forScan());
+        return scanRanges(ranges, ordered, storing(runs::forScan));
       } catch (StoreException e) {
         if (dropped) {
           runs.discard(); // dropped meanwhile: give back what the scan kept in memory
@@ -437,8 +539,8 @@ public final class StoreTable {
   /** Pairs (RocksDB's estimate) and bytes (SST files plus memtables). */
   public TableInfo info() {
     // read before the lock: the lock order is runs, then lifecycle
-    long pendingPairs = runs == null ? 0 : runs.pendingPairs();
-    long pendingBytes = runs == null ? 0 : runs.pendingBytes();
+    long pendingPairs = runs.pendingPairs();
+    long pendingBytes = runs.pendingBytes();
     Lock lock = use();
     try {
       long pairs = db.getLongProperty(handle, "rocksdb.estimate-num-keys");
@@ -611,7 +713,7 @@ public final class StoreTable {
    * {@code later} instead.
    */
   private void closeStreams() {
-    if (runs != null && runs.keepsStreams()) {
+    if (runs.keepsStreams()) {
       runs.closeStreams();
     }
   }
@@ -620,9 +722,7 @@ public final class StoreTable {
   private void markDroppedLocked() {
     if (!dropped) {
       dropped = true;
-      if (runs != null) {
-        runs.discard();
-      }
+      runs.discard();
       releaseReference();
     }
   }
@@ -646,7 +746,7 @@ public final class StoreTable {
         markDroppedLocked();
       } finally {
         lifecycle.writeLock().unlock();
-        if (runs != null && runs.keepsStreams()) {
+        if (runs.keepsStreams()) {
           try {
             later.execute(runs::closeStreams);
           } catch (RejectedExecutionException e) {

@@ -853,6 +853,11 @@ public final class Membership implements AutoCloseable {
       this.joining = joining;
     }
 
+    /** Whether this node is catching up: its writes then go through {@link #apply}. */
+    public boolean catchingUp() {
+      return joining != null;
+    }
+
     /**
      * Applies a write of {@code storedKeys}: while this node catches up, the keys are recorded
      * first, so that the copy never puts an older value over them.

@@ -22,6 +22,7 @@ import org.sss.core.proto.GetResult;
 import org.sss.core.proto.Request;
 import org.sss.core.proto.Response;
 import org.sss.core.proto.ScanOpen;
+import org.sss.core.proto.SealBulk;
 import org.sss.core.proto.TableList;
 import org.sss.core.proto.ViewAnswer;
 import org.sss.core.transport.Frame;
@@ -29,6 +30,7 @@ import org.sss.core.transport.PairBlock;
 import org.sss.core.transport.Pipelines;
 import org.sss.kvs.KeyRanges;
 import org.sss.kvs.NodeStore;
+import org.sss.kvs.PackedBatch;
 import org.sss.kvs.StoreCursor;
 import org.sss.kvs.StoreException;
 import org.sss.kvs.StoreTable;
@@ -122,13 +124,17 @@ public final class KvsService {
         return Frame.of(ok.setTable(readTable(req.getTableStats().getTable()).info()).build());
       }
       case PUT_BATCH -> {
-        long n;
+        Ack written;
         try {
-          n = putBatch(req, body);
+          written = putBatch(req, body);
         } catch (StoreException e) {
           throw e.code() == ErrorCode.NO_SUCH_TABLE ? whileCatchingUp(req.getPutBatch().getTable(), e) : e;
         }
-        return Frame.of(ok.setAck(Ack.newBuilder().setPairs(n)).build());
+        return Frame.of(ok.setAck(written).build());
+      }
+      case SEAL_BULK -> {
+        sealBulk(req.getSealBulk());
+        return Frame.of(ok.setAck(Ack.getDefaultInstance()).build());
       }
       case GET -> {
         StoreTable t = readTable(req.getGet().getTable());
@@ -238,7 +244,7 @@ public final class KvsService {
    * partition numbers, and when the body is one direct buffer (as Netty delivers it) the pairs
    * go from it straight into the native write batch, without a Java array per key or value.
    */
-  private long putBatch(Request req, ByteBuf body) {
+  private Ack putBatch(Request req, ByteBuf body) {
     StoreTable t = writeTable(req.getPutBatch().getTable(), w -> {
       w.checkWritable(req.getPutBatch().getKeyTypeValue(), req.getPutBatch().getValueTypeValue());
       checkReplication(w, req.getPutBatch().getReplication());
@@ -263,18 +269,53 @@ public final class KvsService {
       throw new StoreException(ErrorCode.BAD_REQUEST, "put batch announced " + expected
           + " pairs but carried " + pairs);
     }
+    long session = req.getPutBatch().getBulkSession();
+    boolean gathered;
     try (var admitted = admitWrite(t, req.getPutBatch().getViewEpoch())) {
-      if (admitted == null) {
-        writeBatch(t, body);
+      if (admitted == null || !admitted.catchingUp()) {
+        gathered = writeBatch(t, body, pairs, session);
       } else {
-        admitted.apply(t.name(), () -> readKeys(body, expected), () -> writeBatch(t, body));
+        // a node catching up records each live write's keys as it applies it (through the memtable)
+        admitted.apply(t.name(), () -> readKeys(body, expected), () -> writeBatch(t, body, expected, 0));
+        gathered = false;
       }
     }
-    return pairs;
+    if (gathered) {
+      t.countBulk(session, pairs);
+      t.storeBulkIfFull(); // a run that filled is sorted and stored here, no longer under the membership's view
+    }
+    return Ack.newBuilder().setPairs(pairs).setGathered(gathered).build();
   }
 
-  /** Applies a validated put batch as one atomic write. */
-  private void writeBatch(StoreTable t, ByteBuf body) {
+  /**
+   * Stores what bulk writers sent a table ({@link StoreTable#storeBulk}), once the node has
+   * checked that it holds every pair the writer's session had acknowledged: one that restarted
+   * since lost what it had gathered, and says so rather than seal less.
+   */
+  private void sealBulk(SealBulk seal) {
+    StoreTable t = writeTable(seal.getTable(), w -> { });
+    if (!t.sealBulk(seal.getSession(), seal.getPairs(), seal.getLast())) {
+      throw new StoreException(ErrorCode.WRITES_LOST, "node " + nodeId + " holds " + t.bulkPairs(seal.getSession())
+          + " of the " + seal.getPairs() + " pairs a bulk writer sent table '" + t.name() + "' since its last"
+          + " flush (it restarted, failed to store them, or the table was made again): they must be sent again");
+    }
+  }
+
+  /**
+   * Applies a validated put batch as one atomic write; a bulk writer's (session not 0) is
+   * gathered with the session's earlier pairs instead, to be stored as SST files
+   * ({@link StoreTable#newBulkBatch}), except in a multi-valued table, whose pairs each get a
+   * uniquifier here. Returns whether it gathered the pairs (they count in the session).
+   */
+  private boolean writeBatch(StoreTable t, ByteBuf body, int pairs, long session) {
+    if (session != 0 && !t.options().getMultiValued()) {
+      PackedBatch b = t.newBulkBatch(0, session);
+      int length = body.readableBytes();
+      int at = b.reserveBlock(length, pairs);
+      body.getBytes(body.readerIndex(), b.array(), at, length);
+      b.commit();
+      return true;
+    }
     ByteBuf in;
     try (TableBatch b = t.newBatch()) {
       if (t.options().getMultiValued()) {
@@ -300,6 +341,7 @@ public final class KvsService {
       }
       b.commit();
     }
+    return false;
   }
 
   private static void window(ByteBuffer b, int position, int length) {
