@@ -54,7 +54,7 @@ public class SortedRunsBenchmark extends HotPathBenchmark {
   static List<SortedRuns.Batch> pack(JmhData.Pairs pairs) {
     List<SortedRuns.Batch> batches = new ArrayList<>();
     byte[] uniquifier = new byte[StoredKeys.UNIQUIFIER_BYTES];
-    PackedBatch batch = new PackedBatch(null, BATCH_BYTES + (64 << 10), OrderedStreams.NONE, false);
+    PackedBatch batch = new PackedBatch(null, BATCH_BYTES + (64 << 10), OrderedStreams.NONE);
     for (int i = 0; i < pairs.size(); i++) {
       StoredKeys.writeUniquifier(uniquifier, 0, JmhData.SOURCE, i);
       batch.put(pairs.partition[i], pairs.encoded[i], uniquifier, StoredKeys.UNIQUIFIER_BYTES, pairs.values[i]);

@@ -464,7 +464,7 @@ public final class BulkWriter implements AutoCloseable {
         throw gaveUp;
       }
       checkFailure();
-    } while (!seal(last));
+    } while (!seal(last, deadline));
     if (sinceCheckpoint != null) {
       // every copy that counts has every pair so far: a checkpoint
       acknowledged.addAndGet(pairsSinceCheckpoint);
@@ -479,7 +479,7 @@ public final class BulkWriter implements AutoCloseable {
    * the caller's next {@link #checkFailure} sends the pairs since the checkpoint again); throws
    * one that it does not.
    */
-  private boolean seal(boolean last) {
+  private boolean seal(boolean last, long deadline) {
     Map<Integer, CompletableFuture<Frame<Response>>> seals = new LinkedHashMap<>();
     long[] sealing = new long[takenInSession.length];
     for (int node = 0; node < takenInSession.length; node++) {
@@ -488,8 +488,11 @@ public final class BulkWriter implements AutoCloseable {
         continue;
       }
       try {
+        // no request timeout: a seal may take long (it stores everything gathered); a node cut
+        // off is given up on once decided out, and the flush's deadline ends the wait
         CompletableFuture<Frame<Response>> f = channels.get(node).call(Request.newBuilder().setSealBulk(
-            SealBulk.newBuilder().setTable(table).setSession(session).setPairs(sealing[node]).setLast(last)), null);
+            SealBulk.newBuilder().setTable(table).setSession(session).setPairs(sealing[node]).setLast(last)),
+            null, Duration.ZERO);
         pending[node].put(f, System.nanoTime()); // a node cut off is given up on as for a batch
         seals.put(node, f);
       } catch (RuntimeException e) {
@@ -499,7 +502,7 @@ public final class BulkWriter implements AutoCloseable {
     for (Map.Entry<Integer, CompletableFuture<Frame<Response>>> s : seals.entrySet()) {
       int node = s.getKey();
       try {
-        awaitSeal(node, s.getValue()).release();
+        awaitSeal(node, s.getValue(), deadline).release();
         takenInSession[node].addAndGet(-sealing[node]); // stored: the next seal counts from here
         tookInSession[node] = true;
       } catch (RuntimeException e) {
@@ -515,14 +518,23 @@ public final class BulkWriter implements AutoCloseable {
     return e == null;
   }
 
-  /** The seal's answer; while it is awaited, a node decided out is given up on ({@link #giveUpIfOut}). */
-  private Frame<Response> awaitSeal(int node, CompletableFuture<Frame<Response>> f) {
+  /**
+   * The seal's answer; while it is awaited, a node decided out is given up on
+   * ({@link #giveUpIfOut}), and past the flush's deadline the writer fails.
+   */
+  private Frame<Response> awaitSeal(int node, CompletableFuture<Frame<Response>> f, long deadline) {
     boolean interrupted = false;
     try {
       while (true) {
         try {
           return f.get(1, TimeUnit.SECONDS);
         } catch (TimeoutException stillSealing) {
+          if (System.nanoTime() > deadline) {
+            f.cancel(false);
+            throw new SssException(ErrorCode.INTERNAL, "node " + node + " did not answer the seal of table '"
+                + table + "' within " + timeout.toSeconds() + " s; the pairs since the last flush may not be"
+                + " stored there: write them again");
+          }
           giveUpIfOut(node);
         } catch (InterruptedException ie) {
           interrupted = true;

@@ -33,13 +33,13 @@ import org.sss.core.transport.Varints;
  * wrote them (one connection per node, one ordered lane per connection). A pair that cannot
  * follow its stream's last pair of the partition (a key not greater, or a large value)
  * <em>breaks</em> the stream: its files are ingested at once and it writes through sorted runs
- * from then on, until every file is ingested ({@link #ingestAll}). So a stream's pairs in files
+ * from then on, for good (unless forgotten, see {@link #ingestAll}). So a stream's pairs in files
  * are all older than its pairs in runs, and a key written twice keeps its last value as a sorted
  * run would. Pairs of different streams of a job are written concurrently, so no order between
- * them is promised, here or anywhere else in a job. One order between streams is kept: runs
- * are stored only after every stream's files ({@code SortedRuns}), since a bulk writer that sends
- * its pairs again does so under a new stream, which breaks where the old stream's file may
- * still hold an older value of the key.
+ * them is promised, here or anywhere else in a job. One order between streams is kept outside
+ * jobs: runs are stored only after every stream's files ({@code SortedRuns}), since a bulk writer
+ * that sends its pairs again does so under a new stream, which breaks where the old stream's file
+ * may still hold an older value of the key.
  *
  * <p>Not thread-safe: its owner calls it under the {@link SortedRuns} lock.
  */
@@ -53,6 +53,8 @@ final class OrderedStreams {
    * ended.
    */
   static final int MAX_OPEN_FILES = 256;
+  /** Broken streams kept past an ingest of every file; beyond, all are forgotten. */
+  static final int MAX_KEPT_STREAMS = 1024;
   /** Bytes after which a stream's file of a partition is finished and a new one begun. */
   static final long MAX_FILE_BYTES = 256L << 20;
 
@@ -152,26 +154,44 @@ final class OrderedStreams {
   private void breakStream(Stream s) {
     s.broken = true;
     finishAll(s);
+    s.lanes = new Lane[0]; // it writes no file again: its keys are not needed
     ingestFinished();
   }
 
   /**
-   * Ingests every file written so far, finished or open, and forgets the streams: what each
-   * wrote is in the table now, older than anything written later, so a stream that writes again
-   * (a broken one too) begins anew in new files. Without that, every writer that ever wrote
-   * (a bulk writer's session, a task's stream) would be kept for the table's life.
+   * Ingests every file written so far, finished or open; streams go on in new files. Streams
+   * that did not break are forgotten: what they wrote is in the table now, older than anything
+   * written later, so one that writes again begins anew. Without that, every writer that ever
+   * wrote (a bulk writer's session, a task's stream) would be kept for the table's life. A broken
+   * stream is kept (it holds no lane) so that it goes on through sorted runs, unless more than
+   * {@link #MAX_KEPT_STREAMS} are.
    */
   void ingestAll() {
     if (openFiles == 0 && finished.isEmpty()) {
-      streams.clear(); // every read of the table comes here (a seal): it must cost little when idle
-      return;
+      return; // every read of the table comes here (a seal): it must cost nothing when idle
     }
     for (Stream s : streams.values()) {
       finishAll(s);
     }
     open.clear();
-    streams.clear();
+    streams.values().removeIf(s -> !s.broken);
+    if (streams.size() > MAX_KEPT_STREAMS) {
+      streams.clear();
+    }
     ingestFinished();
+  }
+
+  /** Whether no file is open or waiting for an ingest. */
+  boolean isIdle() {
+    return openFiles == 0 && finished.isEmpty();
+  }
+
+  /** Forgets stream {@code id} once it has no file left (a bulk writer's session that ended). */
+  void forget(long id) {
+    Stream s = streams.get(id);
+    if (s != null && Arrays.stream(s.lanes).allMatch(lane -> lane == null || lane.file == null)) {
+      streams.remove(id);
+    }
   }
 
   private void finishAll(Stream s) {

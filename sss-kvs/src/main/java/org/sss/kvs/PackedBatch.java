@@ -24,17 +24,14 @@ public final class PackedBatch {
   private final int capacity;
   /** The writer whose pairs these are ({@link OrderedStreams}), or {@link OrderedStreams#NONE}. */
   private final long stream;
-  /** A bulk writer's pairs, gathered whatever the table ({@link StoreTable#newBulkBatch}). */
-  private final boolean bulk;
   /** Null until the first pair, and after a commit handed the array to the table until the next. */
   private byte[] rep;
   private int size;
   private int count;
 
-  PackedBatch(StoreTable table, int capacity, long stream, boolean bulk) {
+  PackedBatch(StoreTable table, int capacity, long stream) {
     this.table = table;
     this.stream = stream;
-    this.bulk = bulk;
     this.capacity = Math.max(64, capacity); // allocated with the first pair: a received block sizes its own
   }
 
@@ -129,7 +126,7 @@ public final class PackedBatch {
     // the table takes a stream's pairs into files (it copies what it gathers of a large array)
     boolean whole = stream != OrderedStreams.NONE && table.keepsStreams() || nearlyFull(rep, size);
     byte[] block = whole ? rep : Arrays.copyOf(rep, size);
-    if (table.writePacked(block, size, count, stream, bulk) && block == rep) {
+    if (table.writePacked(block, size, count, stream) && block == rep) {
       rep = null;
     }
     size = 0;

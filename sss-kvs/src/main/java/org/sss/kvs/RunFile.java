@@ -163,8 +163,7 @@ public final class RunFile implements AutoCloseable {
     Lock lock = table.use();
     try (IngestExternalFileOptions ingest = new IngestExternalFileOptions().setMoveFiles(true)) {
       table.db().ingestExternalFile(table.handle(), paths, ingest);
-      if (mayMerge && table.runs() != null && table.options().getDisableAutoCompaction()
-          && table.levelZeroFiles() > MAX_RUNS) {
+      if (mayMerge && table.isBulk() && table.levelZeroFiles() > MAX_RUNS) {
         mergeRuns(table);
       }
     } catch (RocksDBException e) {

@@ -7,6 +7,7 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.sss.core.cluster.JobTables;
 import org.sss.core.transport.Varints;
 
 /**
@@ -55,6 +56,8 @@ final class SortedRuns {
   private volatile Resident resident;
   /** Writes of a job's output that come in key order, stored without a sort; null for a bulk table. */
   private final OrderedStreams streams;
+  /** See {@link #isEmpty}. */
+  private volatile boolean empty = true;
 
   /** Sorted runs of {@code table}; with {@code streams}, writes of a stream go to {@link OrderedStreams} first. */
   SortedRuns(StoreTable table, boolean streams) {
@@ -71,23 +74,27 @@ final class SortedRuns {
    * whatever it holds (a bulk writer's batch is taken under the node's membership view).
    */
   synchronized boolean add(byte[] block, int length, int count, long stream, boolean storeWhenFull) {
-    storeResident(); // it must land before anything written after it
-    byte[] kept = block;
-    if (streams != null && stream != OrderedStreams.NONE && !table.isDropped()) {
-      int rest = streams.write(stream, block, length);
-      if (rest == length) {
-        return false;
+    try {
+      storeResident(); // it must land before anything written after it
+      byte[] kept = block;
+      if (streams != null && stream != OrderedStreams.NONE && !table.isDropped()) {
+        int rest = streams.write(stream, block, length);
+        if (rest == length) {
+          return false;
+        }
+        if (rest > 0) {
+          count = countPairs(block, rest, length);
+          kept = Arrays.copyOfRange(block, rest, length);
+          length = kept.length;
+        } else if (!PackedBatch.nearlyFull(block, length)) {
+          kept = Arrays.copyOf(block, length); // a stream's batch comes whole: keep no more than its pairs
+        }
       }
-      if (rest > 0) {
-        count = countPairs(block, rest, length);
-        kept = Arrays.copyOfRange(block, rest, length);
-        length = kept.length;
-      } else if (!PackedBatch.nearlyFull(block, length)) {
-        kept = Arrays.copyOf(block, length); // a stream's batch comes whole: keep no more than its pairs
-      }
+      gather(kept, length, count, storeWhenFull);
+      return kept == block;
+    } finally {
+      noteEmptiness();
     }
-    gather(kept, length, count, storeWhenFull);
-    return kept == block;
   }
 
   private static int countPairs(byte[] block, int from, int to) {
@@ -120,8 +127,12 @@ final class SortedRuns {
 
   /** Stores the gathered pairs as a run when they fill one (see {@link #add}). */
   synchronized void storeIfFull() {
-    if (pairs > 0 && full(HELD.get())) {
-      storeGathered();
+    try {
+      if (pairs > 0 && full(HELD.get())) {
+        storeGathered();
+      }
+    } finally {
+      noteEmptiness();
     }
   }
 
@@ -132,10 +143,30 @@ final class SortedRuns {
    * where the old one's file still holds them), which must not land after them.
    */
   private void storeGathered() {
-    if (streams != null) {
-      streams.ingestAll();
+    if (streams != null && !JobTables.isJobTable(table.name())) {
+      streams.ingestAll(); // (a job's streams promise no order between them: their files go on)
     }
     ingestGathered(Records.parse(batches, (int) pairs));
+  }
+
+  /**
+   * Whether nothing is gathered, resident or in a stream's files: a seal would store nothing.
+   * Read without the lock (volatile, set at the end of every change): a write acknowledged before
+   * a read began is seen by it.
+   */
+  boolean isEmpty() {
+    return empty;
+  }
+
+  private void noteEmptiness() {
+    empty = pairs == 0 && resident == null && (streams == null || streams.isIdle());
+  }
+
+  /** Forgets stream {@code id} (a bulk writer's session that ended), once its files are in. */
+  synchronized void forgetStream(long id) {
+    if (streams != null) {
+      streams.forget(id);
+    }
   }
 
   /**
@@ -144,20 +175,24 @@ final class SortedRuns {
    * memory budget they are stored in RocksDB instead, and this returns null.
    */
   synchronized Resident forScan() {
-    if (streams != null) {
-      streams.ingestAll(); // before the snapshot, which the resident run is newer than
-    }
-    if (pairs > 0) {
-      if (HELD.get() + Resident.INDEX_BYTES_PER_PAIR * pairs > BUDGET) {
-        seal();
-        return null;
+    try {
+      if (streams != null) {
+        streams.ingestAll(); // before the snapshot, which the resident run is newer than
       }
-      Resident r = Records.parse(batches, (int) pairs).resident();
-      forgetGathered();
-      HELD.addAndGet(r.bytes); // the same batches, now with the resident run's index
-      resident = r;
+      if (pairs > 0) {
+        if (HELD.get() + Resident.INDEX_BYTES_PER_PAIR * pairs > BUDGET) {
+          seal();
+          return null;
+        }
+        Resident r = Records.parse(batches, (int) pairs).resident();
+        forgetGathered();
+        HELD.addAndGet(r.bytes); // the same batches, now with the resident run's index
+        resident = r;
+      }
+      return resident;
+    } finally {
+      noteEmptiness();
     }
-    return resident;
   }
 
   /**
@@ -166,11 +201,15 @@ final class SortedRuns {
    * after it broke, which its files already preceded; see {@link OrderedStreams}).
    */
   synchronized void seal() {
-    storeResident();
-    if (pairs > 0) {
-      storeGathered();
-    } else if (streams != null) {
-      streams.ingestAll();
+    try {
+      storeResident();
+      if (pairs > 0) {
+        storeGathered();
+      } else if (streams != null) {
+        streams.ingestAll();
+      }
+    } finally {
+      noteEmptiness();
     }
   }
 
@@ -180,8 +219,12 @@ final class SortedRuns {
    * and discarded with the table.
    */
   synchronized void closeStreams() {
-    if (streams != null) {
-      streams.close();
+    try {
+      if (streams != null) {
+        streams.close();
+      }
+    } finally {
+      noteEmptiness();
     }
   }
 

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -86,9 +87,14 @@ public final class StoreTable {
   /**
    * Gathers the writes of a bulk table (no WAL, no compaction) into sorted runs, those of a
    * job's table until the job commits it ({@link #gathers}), and those of bulk writers into any
-   * table until they seal them ({@link #newBulkBatch}).
+   * table until they seal them ({@link #writeBulk}).
    */
   private final SortedRuns runs;
+  /** A bulk writer's blocks, taken and counted, in the order they came, not yet in the runs ({@link #writeBulk}). */
+  private final ConcurrentLinkedQueue<BulkBlock> bulkInbox = new ConcurrentLinkedQueue<>();
+
+  private record BulkBlock(byte[] block, int length, int count, long session) {}
+
   /** Pairs gathered from each bulk writer's session and not sealed yet ({@link #countBulk}). */
   private final Map<Long, BulkSession> bulkSessions = new ConcurrentHashMap<>();
   /** Sessions kept before idle ones are forgotten (a writer that failed never ends its session). */
@@ -119,19 +125,11 @@ public final class StoreTable {
    * lifecycle.
    */
   void sealRuns() {
+    if (runs.isEmpty() && bulkInbox.isEmpty()) {
+      return; // every read and write of every table comes here: no lock when nothing is gathered
+    }
     storing(() -> {
       runs.seal();
-      return null;
-    });
-  }
-
-  /**
-   * Stores a run when a bulk writer's gathered pairs fill one: what {@link #newBulkBatch}'s
-   * commit leaves for later, so that its caller can store outside what it holds.
-   */
-  public void storeBulkIfFull() {
-    storing(() -> {
-      runs.storeIfFull();
       return null;
     });
   }
@@ -144,6 +142,7 @@ public final class StoreTable {
   private <T> T storing(Supplier<T> op) {
     synchronized (runs) { // a seal that checks its count under this lock sees the loss
       try {
+        drainInbox(); // a bulk writer's queued blocks are older than whatever comes next
         return op.get();
       } catch (RuntimeException | Error e) {
         bulkSessions.clear();
@@ -158,6 +157,11 @@ public final class StoreTable {
 
   private static boolean isBulk(TableOptions options) {
     return options.getDisableWal() && options.getDisableAutoCompaction();
+  }
+
+  /** A bulk table: no WAL, no compaction (the data between a job's stages). */
+  boolean isBulk() {
+    return isBulk(options);
   }
 
   /**
@@ -271,23 +275,47 @@ public final class StoreTable {
    */
   public PackedBatch newPackedBatch(int capacity, long stream) {
     checkLive();
-    return new PackedBatch(this, capacity, stream, false);
+    return new PackedBatch(this, capacity, stream);
   }
 
   /**
-   * A batch of a bulk writer's packed pairs, stream {@code stream}: gathered and stored as SST
-   * files as a job's output is ({@link OrderedStreams}, {@link SortedRuns}), whatever the table,
-   * not through the memtable and the WAL. They are read as soon as they are taken (a read stores
-   * them first), and durable once {@link #storeBulk} has returned: a node that stops stores them,
-   * one killed loses them, and its writer learns so by {@link #bulkPairs}.
+   * Takes a bulk writer's block of {@code count} packed pairs of session {@code session}: they
+   * are gathered and stored as SST files as a job's output is ({@link OrderedStreams},
+   * {@link SortedRuns}), whatever the table, not through the memtable and the WAL. They are
+   * read as soon as this returns (a read stores them first), and durable once
+   * {@link #sealBulk} has returned: a node that stops stores them, one killed loses them, and
+   * its writer learns so from the seal.
+   *
+   * <p>Only queued and counted here, which never waits: its caller holds the membership's view
+   * (a write is applied under the view it was checked against), which must not wait for the
+   * runs' lock while a seal or a scan holds it. {@link #drainBulk} moves them into the runs,
+   * after the caller let go of the view; anything else that uses the runs does so first.
    */
-  public PackedBatch newBulkBatch(int capacity, long stream) {
+  public void writeBulk(byte[] block, int length, int count, long session) {
     checkLive();
-    return new PackedBatch(this, capacity, stream, true);
+    countBulk(session, count); // counted first: a store that fails later forgets the count (storing)
+    bulkInbox.add(new BulkBlock(block, length, count, session));
+  }
+
+  /** Moves the bulk writers' queued blocks into the runs, and stores a run that filled. */
+  public void drainBulk() {
+    storing(() -> {
+      runs.storeIfFull();
+      return null;
+    });
+  }
+
+  /** Under the runs' lock. */
+  private void drainInbox() {
+    for (BulkBlock b = bulkInbox.poll(); b != null; b = bulkInbox.poll()) {
+      if (!dropped) {
+        runs.add(b.block(), b.length(), b.count(), b.session(), false);
+      }
+    }
   }
 
   /** Counts {@code pairs} gathered from bulk session {@code session} (see {@link #sealBulk}). */
-  public void countBulk(long session, long pairs) {
+  private void countBulk(long session, long pairs) {
     BulkSession s = bulkSessions.computeIfAbsent(session, k -> new BulkSession());
     s.pairs.addAndGet(pairs);
     s.touchedNanos = System.nanoTime();
@@ -323,6 +351,7 @@ public final class StoreTable {
       }
       if (last) {
         bulkSessions.remove(session);
+        runs.forgetStream(session);
       }
       return true;
     }
@@ -341,10 +370,10 @@ public final class StoreTable {
    * family, and one naming a dropped family is a fatal error to RocksDB that stops every later
    * write on the node.
    */
-  boolean writePacked(byte[] block, int length, int count, long stream, boolean bulk) {
-    if (bulk || gathers()) {
+  boolean writePacked(byte[] block, int length, int count, long stream) {
+    if (gathers()) {
       checkLive();
-      return storing(() -> runs.add(block, length, count, stream, !bulk));
+      return storing(() -> runs.add(block, length, count, stream, true));
     }
     sealRuns(); // what was gathered (a job's output before its commit, a bulk writer's pairs) lands first
     Lock lock = use();
@@ -666,11 +695,6 @@ public final class StoreTable {
     return ingestDir;
   }
 
-  /** The table's gathering of writes into sorted runs; null when it gathers none. */
-  SortedRuns runs() {
-    return runs;
-  }
-
   /**
    * After a drop, hands the column family over for reuse when nothing uses it any more (no
    * open cursor: only the reference {@link #retain} took is left). Returns null otherwise, and
@@ -722,6 +746,7 @@ public final class StoreTable {
   private void markDroppedLocked() {
     if (!dropped) {
       dropped = true;
+      bulkInbox.clear();
       runs.discard();
       releaseReference();
     }

@@ -46,7 +46,7 @@ class PackedBatchGatherTest {
       }
       // received batches: a block copied in one piece into room reserved for exactly it
       for (int round = 0; round < 5; round++) {
-        PackedBatch sender = new PackedBatch(null, 64, OrderedStreams.NONE, false);
+        PackedBatch sender = new PackedBatch(null, 64, OrderedStreams.NONE);
         for (int i = 0; i < 10; i++) {
           byte[] key = KeyCodec.encodeLong(10_000 + round * 10 + i);
           byte[] value = new byte[] {(byte) round, (byte) i};

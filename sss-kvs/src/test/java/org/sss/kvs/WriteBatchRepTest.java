@@ -29,7 +29,7 @@ class WriteBatchRepTest {
       }
       for (ColumnFamilyHandle cf : new ColumnFamilyHandle[] {first, handle}) {
         Random random = new Random(cf.getID());
-        PackedBatch block = new PackedBatch(null, 64, OrderedStreams.NONE, false);
+        PackedBatch block = new PackedBatch(null, 64, OrderedStreams.NONE);
         try (WriteBatch expected = new WriteBatch()) {
           for (int i = 0; i < 500; i++) {
             byte[] key = new byte[1 + random.nextInt(200)];

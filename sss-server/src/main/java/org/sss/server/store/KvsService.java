@@ -30,7 +30,6 @@ import org.sss.core.transport.PairBlock;
 import org.sss.core.transport.Pipelines;
 import org.sss.kvs.KeyRanges;
 import org.sss.kvs.NodeStore;
-import org.sss.kvs.PackedBatch;
 import org.sss.kvs.StoreCursor;
 import org.sss.kvs.StoreException;
 import org.sss.kvs.StoreTable;
@@ -281,8 +280,11 @@ public final class KvsService {
       }
     }
     if (gathered) {
-      t.countBulk(session, pairs);
-      t.storeBulkIfFull(); // a run that filled is sorted and stored here, no longer under the membership's view
+      try {
+        t.drainBulk(); // into the runs, and a run that filled stored: here, no longer under the membership's view
+      } catch (StoreException e) {
+        throw lost(t, e);
+      }
     }
     return Ack.newBuilder().setPairs(pairs).setGathered(gathered).build();
   }
@@ -294,7 +296,13 @@ public final class KvsService {
    */
   private void sealBulk(SealBulk seal) {
     StoreTable t = writeTable(seal.getTable(), w -> { });
-    if (!t.sealBulk(seal.getSession(), seal.getPairs(), seal.getLast())) {
+    boolean sealed;
+    try {
+      sealed = t.sealBulk(seal.getSession(), seal.getPairs(), seal.getLast());
+    } catch (StoreException e) {
+      throw e.code() == ErrorCode.NO_SUCH_TABLE ? e : lost(t, e);
+    }
+    if (!sealed) {
       throw new StoreException(ErrorCode.WRITES_LOST, "node " + nodeId + " holds " + t.bulkPairs(seal.getSession())
           + " of the " + seal.getPairs() + " pairs a bulk writer sent table '" + t.name() + "' since its last"
           + " flush (it restarted, failed to store them, or the table was made again): they must be sent again");
@@ -302,18 +310,25 @@ public final class KvsService {
   }
 
   /**
+   * A failure to store what bulk writers sent, which may have thrown some of it away, as the
+   * answer that has a replicated writer send it again ({@code WRITES_LOST}), naming the cause.
+   */
+  private StoreException lost(StoreTable t, StoreException e) {
+    return new StoreException(ErrorCode.WRITES_LOST, "node " + nodeId + " could not store what bulk writers sent table '"
+        + t.name() + "' since their last flush (" + e.getMessage() + "): they must be sent again", e);
+  }
+
+  /**
    * Applies a validated put batch as one atomic write; a bulk writer's (session not 0) is
    * gathered with the session's earlier pairs instead, to be stored as SST files
-   * ({@link StoreTable#newBulkBatch}), except in a multi-valued table, whose pairs each get a
+   * ({@link StoreTable#writeBulk}), except in a multi-valued table, whose pairs each get a
    * uniquifier here. Returns whether it gathered the pairs (they count in the session).
    */
   private boolean writeBatch(StoreTable t, ByteBuf body, int pairs, long session) {
     if (session != 0 && !t.options().getMultiValued()) {
-      PackedBatch b = t.newBulkBatch(0, session);
-      int length = body.readableBytes();
-      int at = b.reserveBlock(length, pairs);
-      body.getBytes(body.readerIndex(), b.array(), at, length);
-      b.commit();
+      byte[] block = new byte[body.readableBytes()];
+      body.getBytes(body.readerIndex(), block);
+      t.writeBulk(block, block.length, pairs, session);
       return true;
     }
     ByteBuf in;

@@ -1,0 +1,171 @@
+package org.sss.kvs;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.RocksDBException;
+import org.sss.core.keys.KeyCodec;
+import org.sss.core.keys.StoredKeys;
+import org.sss.core.proto.TableOptions;
+
+/**
+ * A bulk writer's pairs on one node ({@link StoreTable#writeBulk}, {@link StoreTable#sealBulk}):
+ * stored as SST files, not through the memtable; a seal stores them only when the node holds
+ * the count the writer saw acknowledged since its last seal; and a writer's pairs sent again
+ * under a new session win over the old session's, whatever is still open of it.
+ */
+class BulkWritesTest {
+  private static final TableOptions USER_TABLE = TableOptions.getDefaultInstance(); // WAL, LZ4, compaction
+  private static final int PARTITIONS = 8;
+
+  private static byte[][] pair(long key, String value) {
+    return new byte[][] {StoredKeys.storedKey((int) (key % PARTITIONS), KeyCodec.encodeLong(key)),
+        value.getBytes(StandardCharsets.UTF_8)};
+  }
+
+  /** Sends {@code pairs} as one bulk batch of {@code session}, as the server does with a writer's batch. */
+  private static void send(StoreTable t, long session, List<byte[][]> pairs) {
+    PackedBatch packer = new PackedBatch(null, 1 << 10, OrderedStreams.NONE);
+    for (byte[][] p : pairs) {
+      packer.put(p[0], p[1]);
+    }
+    byte[] block = Arrays.copyOf(packer.array(), packer.bytes());
+    t.writeBulk(block, block.length, pairs.size(), session);
+    t.drainBulk();
+  }
+
+  private static long property(StoreTable t, String name) throws RocksDBException {
+    return Long.parseLong(t.db().getProperty(t.handle(), name).trim());
+  }
+
+  private static void assertHolds(StoreTable t, TreeMap<byte[], byte[]> model) {
+    assertEquals(model.size(), t.count());
+    for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
+      assertArrayEquals(e.getValue(), t.get(e.getKey()), () -> "key " + Arrays.toString(e.getKey()));
+    }
+  }
+
+  @Test
+  void pairsInKeyOrder_areStoredAsFilesAtTheBottom_notInTheMemtable_atTheSeal(@TempDir Path dir) throws RocksDBException {
+    try (NodeStore store = NodeStore.open(dir)) {
+      StoreTable t = store.create("t", USER_TABLE, false);
+      TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
+      long session = 42;
+      for (int batch = 0; batch < 10; batch++) {
+        List<byte[][]> pairs = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+          byte[][] p = pair(batch * 500L + i, "v" + batch + "-" + i);
+          pairs.add(p);
+          model.put(p[0], p[1]);
+        }
+        send(t, session, pairs);
+      }
+      assertTrue(t.sealBulk(session, 5_000, true));
+      assertEquals(0, property(t, "rocksdb.num-entries-active-mem-table"), "nothing went through the memtable");
+      assertEquals(0, property(t, "rocksdb.num-files-at-level0"), "files that share no key land below level 0");
+      assertTrue(property(t, "rocksdb.num-files-at-level6") > 0, "in the bottom level");
+      assertHolds(t, model);
+    }
+  }
+
+  @Test
+  void aSeal_storesOnlyWhenTheNodeHoldsWhatWasAcknowledged_countedFromTheLastSeal(@TempDir Path dir) {
+    try (NodeStore store = NodeStore.open(dir)) {
+      StoreTable t = store.create("t", USER_TABLE, false);
+      send(t, 7, List.<byte[][]>of(pair(1, "a"), pair(2, "b"), pair(3, "c")));
+      assertFalse(t.sealBulk(7, 4, false), "one more than it holds: lost, nothing sealed");
+      assertFalse(t.sealBulk(8, 3, false), "another session's count is its own");
+      assertFalse(t.sealBulk(7, 2, false), "one less: some came twice or from elsewhere");
+      assertTrue(t.sealBulk(7, 3, false));
+      assertTrue(t.sealBulk(7, 0, false), "the next seal counts from the last one");
+      send(t, 7, List.<byte[][]>of(pair(4, "d")));
+      assertFalse(t.sealBulk(7, 4, false), "the pairs since the last seal, not since the session began");
+      assertTrue(t.sealBulk(7, 1, true));
+      assertFalse(t.sealBulk(7, 1, false), "an ended session holds nothing");
+      assertEquals(4, t.count());
+    }
+  }
+
+  /**
+   * A writer sends a key twice (a then b) after its first session's stream took a, and a batch
+   * failed: its pairs since the checkpoint go again under a new session, whose stream breaks at
+   * the second value. The old session's file still holds a, and must not land after b, whether
+   * the table is sealed or read first.
+   */
+  @Test
+  void pairsSentAgainUnderANewSession_winOverTheOldSessionsOpenFiles(@TempDir Path dir) {
+    for (boolean readFirst : new boolean[] {false, true}) {
+      try (NodeStore store = NodeStore.open(dir.resolve("read-first-" + readFirst))) {
+        StoreTable t = store.create("t", USER_TABLE, false);
+        send(t, 1, List.<byte[][]>of(pair(5, "a"), pair(13, "x"))); // session 1: a file per partition, open
+        send(t, 2, List.<byte[][]>of(pair(5, "a"), pair(13, "x"), pair(5, "b"))); // sent again, and the newer b
+        if (readFirst) {
+          assertArrayEquals("b".getBytes(StandardCharsets.UTF_8), t.get(pair(5, "")[0]));
+        }
+        assertTrue(t.sealBulk(2, 3, true));
+        assertArrayEquals("b".getBytes(StandardCharsets.UTF_8), t.get(pair(5, "")[0]));
+        assertArrayEquals("x".getBytes(StandardCharsets.UTF_8), t.get(pair(13, "")[0]));
+      }
+    }
+  }
+
+  /**
+   * Many sessions, some sent again, interleaved with reads, checkpoints and puts: the last write
+   * of each key wins.
+   */
+  @Test
+  void sessionsSentAgain_andPuts_keepTheLastWriteOfEachKey(@TempDir Path dir) {
+    Random random = new Random(11);
+    TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
+    try (NodeStore store = NodeStore.open(dir)) {
+      StoreTable t = store.create("t", USER_TABLE, false);
+      long session = 100;
+      List<byte[][]> sinceCheckpoint = new ArrayList<>();
+      long next = 0;
+      for (int batch = 0; batch < 300; batch++) {
+        int dice = random.nextInt(100);
+        if (dice < 5 && !sinceCheckpoint.isEmpty()) {
+          send(t, ++session, sinceCheckpoint); // a failure: everything since the checkpoint again
+        } else if (dice < 10 && sinceCheckpoint.isEmpty()) {
+          // a put of another client right after a checkpoint (a resend never goes back past it)
+          byte[][] p = pair(random.nextInt((int) next + 1), "put" + batch);
+          try (TableBatch b = t.newBatch()) {
+            b.put(p[0], p[1]);
+            b.commit();
+          }
+          model.put(p[0], p[1]);
+        } else if (dice < 15) {
+          assertEquals(model.size(), t.count()); // a read while sessions are open
+        } else if (dice < 20) {
+          t.flush(); // a checkpoint: what came before is stored
+          sinceCheckpoint.clear();
+        } else {
+          List<byte[][]> pairs = new ArrayList<>();
+          for (int i = 0; i < 1 + random.nextInt(50); i++) {
+            long key = random.nextInt(10) == 0 ? random.nextInt((int) next + 1) : next++; // mostly in order
+            byte[][] p = pair(key, "s" + session + "-" + batch + "-" + i);
+            pairs.add(p);
+            model.put(p[0], p[1]);
+          }
+          send(t, session, pairs);
+          sinceCheckpoint.addAll(pairs);
+        }
+      }
+      assertHolds(t, model);
+      t.flush();
+      assertHolds(t, model);
+    }
+  }
+}
