@@ -137,7 +137,7 @@ final class SortedRuns {
   }
 
   /**
-   * Stores the gathered pairs as a run, after the streams' files: pairs are gathered for a run
+   * Stores the gathered pairs as a run that filled, after the streams' files: pairs are gathered for a run
    * only when their stream broke or names none, and a file of another stream may hold an older
    * value of their key (a bulk writer's pairs sent again under a new session break its new stream
    * where the old one's file still holds them), which must not land after them.
@@ -203,14 +203,23 @@ final class SortedRuns {
   synchronized void seal() {
     try {
       storeResident();
+      if (streams != null) {
+        streams.ingestAll(); // every table's, a job's too: a seal stores everything
+      }
       if (pairs > 0) {
-        storeGathered();
-      } else if (streams != null) {
-        streams.ingestAll();
+        ingestGathered(Records.parse(batches, (int) pairs));
       }
     } finally {
       noteEmptiness();
     }
+  }
+
+  /**
+   * Marks the runs as holding pairs before a bulk writer's queued block leaves its queue for
+   * them: a seal that finds the queue empty must then find them not empty.
+   */
+  synchronized void takingQueued() {
+    empty = false;
   }
 
   /**

@@ -92,6 +92,8 @@ public final class StoreTable {
   private final SortedRuns runs;
   /** A bulk writer's blocks, taken and counted, in the order they came, not yet in the runs ({@link #writeBulk}). */
   private final ConcurrentLinkedQueue<BulkBlock> bulkInbox = new ConcurrentLinkedQueue<>();
+  /** Stores of the runs that failed, each perhaps throwing gathered pairs away (see {@link #storing}). */
+  private volatile long storeFailures;
 
   private record BulkBlock(byte[] block, int length, int count, long session) {}
 
@@ -125,8 +127,10 @@ public final class StoreTable {
    * lifecycle.
    */
   void sealRuns() {
-    if (runs.isEmpty() && bulkInbox.isEmpty()) {
-      return; // every read and write of every table comes here: no lock when nothing is gathered
+    // every read and write of every table comes here: no lock when nothing is gathered. The queue
+    // first: a block taken from it has made the runs not empty before (drainInbox)
+    if (bulkInbox.isEmpty() && runs.isEmpty()) {
+      return;
     }
     storing(() -> {
       runs.seal();
@@ -146,6 +150,7 @@ public final class StoreTable {
         return op.get();
       } catch (RuntimeException | Error e) {
         bulkSessions.clear();
+        storeFailures++;
         throw e;
       }
     }
@@ -291,22 +296,42 @@ public final class StoreTable {
    * runs' lock while a seal or a scan holds it. {@link #drainBulk} moves them into the runs,
    * after the caller let go of the view; anything else that uses the runs does so first.
    */
-  public void writeBulk(byte[] block, int length, int count, long session) {
+  public long writeBulk(byte[] block, int length, int count, long session) {
     checkLive();
+    long failuresBefore = storeFailures;
     countBulk(session, count); // counted first: a store that fails later forgets the count (storing)
     bulkInbox.add(new BulkBlock(block, length, count, session));
+    return failuresBefore;
   }
 
-  /** Moves the bulk writers' queued blocks into the runs, and stores a run that filled. */
-  public void drainBulk() {
+  /**
+   * Moves the bulk writers' queued blocks into the runs, and stores a run that filled. Throws
+   * when a store failed since {@code failuresBefore} ({@link #writeBulk}'s answer): the block
+   * queued then may have been thrown away with what another thread was storing, and its batch
+   * must not be acknowledged.
+   */
+  public void drainBulk(long failuresBefore) {
     storing(() -> {
       runs.storeIfFull();
       return null;
     });
+    if (storeFailures != failuresBefore) {
+      throw new StoreException(ErrorCode.STORAGE_ERROR, "a store of table '" + name + "' failed while this batch was"
+          + " on its way, and may have thrown it away");
+    }
+  }
+
+  /** Stores what is gathered (see {@link #sealRuns}), for a writer that should not do so later, under what it holds. */
+  public void storeGathered() {
+    sealRuns();
   }
 
   /** Under the runs' lock. */
   private void drainInbox() {
+    if (bulkInbox.isEmpty()) {
+      return;
+    }
+    runs.takingQueued(); // before the first poll: see sealRuns
     for (BulkBlock b = bulkInbox.poll(); b != null; b = bulkInbox.poll()) {
       if (!dropped) {
         runs.add(b.block(), b.length(), b.count(), b.session(), false);

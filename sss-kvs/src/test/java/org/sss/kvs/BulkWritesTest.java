@@ -42,8 +42,7 @@ class BulkWritesTest {
       packer.put(p[0], p[1]);
     }
     byte[] block = Arrays.copyOf(packer.array(), packer.bytes());
-    t.writeBulk(block, block.length, pairs.size(), session);
-    t.drainBulk();
+    t.drainBulk(t.writeBulk(block, block.length, pairs.size(), session));
   }
 
   private static long property(StoreTable t, String name) throws RocksDBException {
@@ -118,6 +117,36 @@ class BulkWritesTest {
         assertArrayEquals("b".getBytes(StandardCharsets.UTF_8), t.get(pair(5, "")[0]));
         assertArrayEquals("x".getBytes(StandardCharsets.UTF_8), t.get(pair(13, "")[0]));
       }
+    }
+  }
+
+  /**
+   * A job's commit stores everything its output gathered: the streams' files as well as the runs
+   * of streams that broke (nothing left in the ingest directory for a later read to store).
+   */
+  @Test
+  void aJobsCommit_storesItsStreamsFiles_whenRunsHoldPairsToo(@TempDir Path dir) throws Exception {
+    try (NodeStore store = NodeStore.open(dir)) {
+      StoreTable t = store.createForJob("j1", "sss-tmp-j1-0", USER_TABLE, "out", false);
+      List<byte[][]> inOrder = new ArrayList<>();
+      for (long k = 0; k < 100; k++) {
+        inOrder.add(pair(k, "in order " + k));
+      }
+      PackedBatch ordered = t.newPackedBatch(1 << 10, PackedBatch.stream(0, 1));
+      inOrder.forEach(p -> ordered.put(p[0], p[1]));
+      ordered.commit();
+      PackedBatch broken = t.newPackedBatch(1 << 10, PackedBatch.stream(0, 2));
+      broken.put(pair(1_005, "x")[0], pair(1_005, "x")[1]);
+      broken.put(pair(1_005, "y")[0], pair(1_005, "y")[1]); // not above its last: the stream breaks
+      broken.commit();
+      store.commit("j1");
+      try (java.util.stream.Stream<Path> left = java.nio.file.Files.walk(dir.resolve("ingest"))) {
+        assertEquals(List.of(), left.filter(java.nio.file.Files::isRegularFile).toList(),
+            "files written for the output and not ingested by its commit");
+      }
+      StoreTable out = store.require("out");
+      assertEquals(101, out.count());
+      assertArrayEquals("y".getBytes(StandardCharsets.UTF_8), out.get(pair(1_005, "")[0]));
     }
   }
 

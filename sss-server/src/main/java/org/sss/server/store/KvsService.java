@@ -269,24 +269,30 @@ public final class KvsService {
           + " pairs but carried " + pairs);
     }
     long session = req.getPutBatch().getBulkSession();
-    boolean gathered;
+    boolean bulk = session != 0 && !t.options().getMultiValued();
+    if (!bulk) {
+      // what bulk writers gathered is stored first here, not under the membership's view below
+      // (a write through the memtable stores it first): a view change must not wait for it
+      t.storeGathered();
+    }
+    long gathered; // the table's store failures when the batch was gathered; NOT_GATHERED else
     try (var admitted = admitWrite(t, req.getPutBatch().getViewEpoch())) {
       if (admitted == null || !admitted.catchingUp()) {
         gathered = writeBatch(t, body, pairs, session);
       } else {
         // a node catching up records each live write's keys as it applies it (through the memtable)
         admitted.apply(t.name(), () -> readKeys(body, expected), () -> writeBatch(t, body, expected, 0));
-        gathered = false;
+        gathered = NOT_GATHERED;
       }
     }
-    if (gathered) {
+    if (gathered != NOT_GATHERED) {
       try {
-        t.drainBulk(); // into the runs, and a run that filled stored: here, no longer under the membership's view
+        t.drainBulk(gathered); // into the runs, and a run that filled stored: no longer under the view
       } catch (StoreException e) {
-        throw lost(t, e);
+        throw e.code() == ErrorCode.NO_SUCH_TABLE ? e : lost(t, e);
       }
     }
-    return Ack.newBuilder().setPairs(pairs).setGathered(gathered).build();
+    return Ack.newBuilder().setPairs(pairs).setGathered(gathered != NOT_GATHERED).build();
   }
 
   /**
@@ -322,14 +328,14 @@ public final class KvsService {
    * Applies a validated put batch as one atomic write; a bulk writer's (session not 0) is
    * gathered with the session's earlier pairs instead, to be stored as SST files
    * ({@link StoreTable#writeBulk}), except in a multi-valued table, whose pairs each get a
-   * uniquifier here. Returns whether it gathered the pairs (they count in the session).
+   * uniquifier here. Returns {@link #NOT_GATHERED}, or, for gathered pairs (they count in the
+   * session), the table's store failures so far ({@link StoreTable#drainBulk}).
    */
-  private boolean writeBatch(StoreTable t, ByteBuf body, int pairs, long session) {
+  private long writeBatch(StoreTable t, ByteBuf body, int pairs, long session) {
     if (session != 0 && !t.options().getMultiValued()) {
       byte[] block = new byte[body.readableBytes()];
       body.getBytes(body.readerIndex(), block);
-      t.writeBulk(block, block.length, pairs, session);
-      return true;
+      return t.writeBulk(block, block.length, pairs, session);
     }
     ByteBuf in;
     try (TableBatch b = t.newBatch()) {
@@ -356,8 +362,11 @@ public final class KvsService {
       }
       b.commit();
     }
-    return false;
+    return NOT_GATHERED;
   }
+
+  /** {@link #writeBatch}'s answer for pairs written through the memtable. */
+  private static final long NOT_GATHERED = -1;
 
   private static void window(ByteBuffer b, int position, int length) {
     b.limit(position + length);
