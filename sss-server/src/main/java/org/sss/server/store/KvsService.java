@@ -166,6 +166,7 @@ public final class KvsService {
         StoreTable t = writeTable(req.getDelete().getTable(), w -> checkReplication(w, req.getDelete().getReplication()));
         List<byte[]> keys = readKeys(body, req.getDelete().getKeyCount());
         keys.forEach(k -> checkKey(t, k));
+        t.storeGathered(); // not under the membership's view below (see putBatch)
         try (var admitted = admitWrite(t, req.getDelete().getViewEpoch())) {
           Runnable delete = () -> t.delete(t.options().getMultiValued() ? MultiValued.storedKeys(t, keys) : keys);
           if (admitted == null) {
