@@ -197,8 +197,9 @@ final class SortedRuns {
 
   /**
    * Stores everything in RocksDB: the resident run, then the streams' files, then what is
-   * gathered as one sorted run ({@link #storeGathered}: a stream's pairs in runs are only those
-   * after it broke, which its files already preceded; see {@link OrderedStreams}).
+   * gathered as one sorted run (a stream's pairs in runs are only those after it broke, which its
+   * files already preceded, and a resend's pairs must land after an old session's files; see
+   * {@link #storeGathered} and {@link OrderedStreams}).
    */
   synchronized void seal() {
     try {

@@ -122,11 +122,12 @@ public final class StoreTable {
   }
 
   /**
-   * Stores the gathered runs of a bulk table before anything else uses it. Called before taking
-   * the lifecycle lock: a run is stored under the lock, so the lock order is always runs, then
-   * lifecycle.
+   * Stores what the table gathered (runs, streams' files, bulk writers' queued blocks) before
+   * anything else uses it; also called by a writer that must not store it later, under what it
+   * holds. Called before taking the lifecycle lock: a run is stored under the lock, so the lock
+   * order is always runs, then lifecycle.
    */
-  void sealRuns() {
+  public void sealRuns() {
     // every read and write of every table comes here: no lock when nothing is gathered. The queue
     // first: a block taken from it has made the runs not empty before (drainInbox)
     if (bulkInbox.isEmpty() && runs.isEmpty()) {
@@ -319,11 +320,6 @@ public final class StoreTable {
       throw new StoreException(ErrorCode.STORAGE_ERROR, "a store of table '" + name + "' failed while this batch was"
           + " on its way, and may have thrown it away");
     }
-  }
-
-  /** Stores what is gathered (see {@link #sealRuns}), for a writer that should not do so later, under what it holds. */
-  public void storeGathered() {
-    sealRuns();
   }
 
   /** Under the runs' lock. */

@@ -66,6 +66,11 @@ class BulkSealTest {
 
   static void assertEveryPair(SssClient client, String table, long pairs) {
     assertEquals(pairs, client.count(table));
+    assertPairs(client, table, pairs, "pair");
+  }
+
+  /** Keys [0, {@code pairs}) are readable with their values. */
+  static void assertPairs(SssClient client, String table, long pairs, String what) {
     List<byte[]> keys = new ArrayList<>();
     for (long k = 0; k < pairs; k++) {
       keys.add(KeyCodec.encodeLong(k));
@@ -73,10 +78,11 @@ class BulkSealTest {
     List<byte[]> got = client.multiGet(table, keys);
     for (int k = 0; k < pairs; k++) {
       int key = k;
-      assertNotNull(got.get(k), () -> "pair " + key + " lost");
+      assertNotNull(got.get(k), () -> what + " " + key + " lost");
       assertArrayEquals(value(k), got.get(k));
     }
   }
+
 
   @Test
   void oneCopy_nodeKilledBeforeTheSeal_writerFailsNamingTheLoss_stopsAndSealedPairsLoseNothing() throws Exception {
@@ -102,16 +108,7 @@ class BulkSealTest {
       assertTrue(e.getMessage().contains("node " + VICTIM), e::getMessage);
       assertTrue(e.getMessage().contains("restarted"), e::getMessage);
       // what the two flushes sealed survived the kill
-      List<byte[]> keys = new ArrayList<>();
-      for (long k = 0; k < 40_000; k++) {
-        keys.add(KeyCodec.encodeLong(k));
-      }
-      List<byte[]> got = client.multiGet("t", keys);
-      for (int k = 0; k < keys.size(); k++) {
-        int key = k;
-        assertNotNull(got.get(k), () -> "sealed pair " + key + " lost");
-        assertArrayEquals(value(k), got.get(k));
-      }
+      assertPairs(client, "t", 40_000, "sealed pair");
     } finally {
       cluster.stopAll();
     }

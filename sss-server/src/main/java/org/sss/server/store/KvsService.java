@@ -166,7 +166,7 @@ public final class KvsService {
         StoreTable t = writeTable(req.getDelete().getTable(), w -> checkReplication(w, req.getDelete().getReplication()));
         List<byte[]> keys = readKeys(body, req.getDelete().getKeyCount());
         keys.forEach(k -> checkKey(t, k));
-        t.storeGathered(); // not under the membership's view below (see putBatch)
+        t.sealRuns(); // not under the membership's view below (see putBatch)
         try (var admitted = admitWrite(t, req.getDelete().getViewEpoch())) {
           Runnable delete = () -> t.delete(t.options().getMultiValued() ? MultiValued.storedKeys(t, keys) : keys);
           if (admitted == null) {
@@ -274,7 +274,7 @@ public final class KvsService {
     if (!bulk) {
       // what bulk writers gathered is stored first here, not under the membership's view below
       // (a write through the memtable stores it first): a view change must not wait for it
-      t.storeGathered();
+      t.sealRuns();
     }
     long gathered; // the table's store failures when the batch was gathered; NOT_GATHERED else
     try (var admitted = admitWrite(t, req.getPutBatch().getViewEpoch())) {
