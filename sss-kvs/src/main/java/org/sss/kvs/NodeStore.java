@@ -80,6 +80,11 @@ public final class NodeStore implements AutoCloseable {
   private final Path dir;
   /** False when this store stopped without flushing its tables last time (see {@link #CLOSED_FLUSHED}). */
   private final boolean openedAfterFlushedClose;
+  /** The store's marks of tables holding unsealed bulk pairs ({@link UnsealedMarks}), in {@code dir/unsealed}. */
+  static final String UNSEALED = "unsealed";
+  private final UnsealedMarks marks;
+  /** The column families marked when the store last stopped (see {@link #tablesThatLostUnsealedPairs}). */
+  private final Set<String> unsealedFamilies;
   private final RocksDB db;
   private final DBOptions dbOptions;
   private final ColumnFamilyHandle catalog;
@@ -112,10 +117,12 @@ public final class NodeStore implements AutoCloseable {
   /** A name reserved by a job: its table {@code table} takes the name at commit. */
   private record Reservation(String jobId, String table, boolean replaces) {}
 
-  private NodeStore(Path dir, boolean openedAfterFlushedClose, RocksDB db, DBOptions dbOptions,
-                    ColumnFamilyHandle catalog) {
+  private NodeStore(Path dir, boolean openedAfterFlushedClose, UnsealedMarks marks, RocksDB db,
+                    DBOptions dbOptions, ColumnFamilyHandle catalog) throws IOException {
     this.dir = dir;
     this.openedAfterFlushedClose = openedAfterFlushedClose;
+    this.marks = marks;
+    this.unsealedFamilies = marks.list();
     this.db = db;
     this.dbOptions = dbOptions;
     this.catalog = catalog;
@@ -188,13 +195,15 @@ public final class NodeStore implements AutoCloseable {
       }
       List<ColumnFamilyHandle> handles = new ArrayList<>();
       RocksDB db = RocksDB.open(dbOptions, dbDir.toString(), descriptors, handles);
-      NodeStore store = new NodeStore(dir, flushedClose, db, dbOptions, handles.get(0));
+      NodeStore store = new NodeStore(dir, flushedClose, new UnsealedMarks(dir.resolve(UNSEALED)), db, dbOptions,
+          handles.get(0));
       for (int i = 0; i < names.size(); i++) {
         String family = names.get(i);
         ColumnFamilyHandle h = handles.get(i + 1);
         String owner = owners.get(family);
         if (owner != null) {
-          store.tables.put(owner, new StoreTable(db, owner, family, catalog.tables().get(owner), h, dir.resolve("ingest")));
+          store.tables.put(owner, new StoreTable(db, owner, family, catalog.tables().get(owner), h, dir.resolve("ingest"),
+              store.marks, store.unsealedFamilies.contains(family)));
         } else if (catalog.spares().containsKey(family)) {
           store.spares.adopt(catalog.spares().get(family), new SpareFamilies.Spare(family, h));
         } else {
@@ -206,6 +215,11 @@ public final class NodeStore implements AutoCloseable {
       }
       for (ColumnFamilyDescriptor d : descriptors) {
         d.getOptions().close();
+      }
+      for (String family : store.unsealedFamilies) {
+        if (!owners.containsKey(family)) {
+          store.marks.clear(family); // its table is gone
+        }
       }
       return store;
     } catch (RocksDBException | IOException e) {
@@ -372,7 +386,7 @@ public final class NodeStore implements AutoCloseable {
         }
         entry.put(catalog, catalogKey(name), options.toByteArray());
         db.write(sync, entry);
-        StoreTable t = new StoreTable(db, name, family, options, h, dir.resolve("ingest"));
+        StoreTable t = new StoreTable(db, name, family, options, h, dir.resolve("ingest"), marks, false);
         tables.put(name, t);
         return new Created(t, true);
       } catch (RocksDBException e) {
@@ -816,6 +830,22 @@ public final class NodeStore implements AutoCloseable {
    */
   public boolean openedAfterFlushedClose() {
     return openedAfterFlushedClose;
+  }
+
+  /**
+   * The tables that held bulk writers' pairs not sealed yet when this store last stopped, which
+   * it may have lost since ({@link UnsealedMarks}): only replicated tables are marked.
+   */
+  public List<StoreTable> tablesThatLostUnsealedPairs() {
+    return tables().stream().filter(t -> unsealedFamilies.contains(t.family())).toList();
+  }
+
+  /**
+   * Removes the marks found at open of tables that gathered nothing since: what they may have
+   * lost is now another record's business (the node was decided out, and catches up).
+   */
+  public void forgetUnsealedAtOpen() {
+    tablesThatLostUnsealedPairs().forEach(StoreTable::clearMarkIfStored);
   }
 
   private void closeDatabase() {

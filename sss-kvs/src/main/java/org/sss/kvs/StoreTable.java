@@ -64,6 +64,14 @@ public final class StoreTable {
    */
   private final WriteOptions unlogged = new WriteOptions().setDisableWAL(true);
   private final Path ingestDir;
+  private final UnsealedMarks marks;
+  /**
+   * Whether this table's mark says it holds bulk writers' pairs not stored yet; guarded by
+   * itself, as is queuing a bulk writer's block: a mark is cleared only with the queue and the
+   * runs empty, and a block queued after that marks the table again ({@link UnsealedMarks}).
+   */
+  private final Object marking = new Object();
+  private volatile boolean marked;
   /** 1 for the table itself plus 1 per open cursor; at 0 the native handle is freed. */
   private final AtomicInteger references = new AtomicInteger(1);
   /**
@@ -108,7 +116,8 @@ public final class StoreTable {
     volatile long touchedNanos = System.nanoTime();
   }
 
-  StoreTable(RocksDB db, String name, String family, TableOptions options, ColumnFamilyHandle handle, Path ingestDir) {
+  StoreTable(RocksDB db, String name, String family, TableOptions options, ColumnFamilyHandle handle, Path ingestDir,
+      UnsealedMarks marks, boolean marked) {
     this.db = db;
     this.name = name;
     this.family = family;
@@ -116,6 +125,8 @@ public final class StoreTable {
     this.handle = handle;
     this.writeOptions = new WriteOptions().setDisableWAL(options.getDisableWal());
     this.ingestDir = ingestDir;
+    this.marks = marks;
+    this.marked = marked;
     // a job's output and a bulk writer's pairs (tables that are not bulk) are written as ordered
     // streams where they can be
     this.runs = new SortedRuns(this, !isBulk(options));
@@ -148,7 +159,9 @@ public final class StoreTable {
     synchronized (runs) { // a seal that checks its count under this lock sees the loss
       try {
         drainInbox(); // a bulk writer's queued blocks are older than whatever comes next
-        return op.get();
+        T result = op.get();
+        clearMarkIfStored();
+        return result;
       } catch (RuntimeException | Error e) {
         bulkSessions.clear();
         storeFailures++;
@@ -300,9 +313,43 @@ public final class StoreTable {
   public long writeBulk(byte[] block, int length, int count, long session) {
     checkLive();
     long failuresBefore = storeFailures;
-    countBulk(session, count); // counted first: a store that fails later forgets the count (storing)
-    bulkInbox.add(new BulkBlock(block, length, count, session));
+    synchronized (marking) {
+      if (!marked && marksUnsealed()) {
+        try {
+          marks.mark(family);
+        } catch (java.io.UncheckedIOException e) {
+          throw new StoreException(ErrorCode.STORAGE_ERROR, "marking table '" + name + "' as holding unsealed pairs"
+              + " failed: " + e.getCause().getMessage(), e);
+        }
+        marked = true;
+      }
+      countBulk(session, count); // counted first: a store that fails later forgets the count (storing)
+      bulkInbox.add(new BulkBlock(block, length, count, session));
+    }
     return failuresBefore;
+  }
+
+  /**
+   * Whether unsealed pairs are marked: only where another copy could serve them while this one
+   * lost them (a replicated table that outlives a job; a job's tables go with a node's crash).
+   */
+  private boolean marksUnsealed() {
+    return options.getReplication() > 1 && !JobTables.isJobTable(name);
+  }
+
+  /** After a store: with nothing queued or gathered left, nothing is unsealed. */
+  void clearMarkIfStored() {
+    if (!marked) {
+      return; // read without the lock: set only by writeBulk, whose block this store then finds or the next one does
+    }
+    synchronized (runs) { // held already after a store: no block leaves the queue for the runs meanwhile
+      synchronized (marking) {
+        if (marked && bulkInbox.isEmpty() && runs.isEmpty()) {
+          marks.clear(family);
+          marked = false;
+        }
+      }
+    }
   }
 
   /**
@@ -769,6 +816,7 @@ public final class StoreTable {
       dropped = true;
       bulkInbox.clear();
       runs.discard();
+      marks.clear(family); // its pairs went with it
       releaseReference();
     }
   }

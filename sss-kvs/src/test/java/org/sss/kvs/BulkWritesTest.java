@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -53,6 +54,52 @@ class BulkWritesTest {
     assertEquals(model.size(), t.count());
     for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
       assertArrayEquals(e.getValue(), t.get(e.getKey()), () -> "key " + Arrays.toString(e.getKey()));
+    }
+  }
+
+  /**
+   * A replicated table holding bulk pairs not stored yet is marked on disk, so that a node killed
+   * then knows its copies may lack pairs the other copies serve ({@link UnsealedMarks}); the mark
+   * goes once they are stored, and with the table.
+   */
+  @Test
+  void unsealedPairsOfAReplicatedTable_areMarkedUntilStored_andAStoreOpeningWithTheMarkNamesTheTable(@TempDir Path dir)
+      throws Exception {
+    TableOptions replicated = USER_TABLE.toBuilder().setReplication(2).build();
+    Path marks = dir.resolve(NodeStore.UNSEALED);
+    String family;
+    try (NodeStore store = NodeStore.open(dir)) {
+      StoreTable t = store.create("t", replicated, false);
+      StoreTable single = store.create("single", USER_TABLE, false);
+      family = t.family();
+      send(single, 7, List.<byte[][]>of(pair(1, "one copy")));
+      assertFalse(Files.exists(marks.resolve(single.family())), "with one copy there is no other to serve them");
+      send(t, 42, List.<byte[][]>of(pair(1, "a"), pair(2, "b")));
+      assertTrue(Files.exists(marks.resolve(family)), "acknowledged, not stored: marked");
+      assertTrue(t.sealBulk(42, 2, false));
+      assertFalse(Files.exists(marks.resolve(family)), "sealed: stored, the mark gone");
+      send(t, 42, List.<byte[][]>of(pair(3, "c")));
+      assertArrayEquals("c".getBytes(StandardCharsets.UTF_8), t.get(pair(3, "c")[0]));
+      assertFalse(Files.exists(marks.resolve(family)), "a read stores what was gathered: the mark goes too");
+      send(t, 42, List.<byte[][]>of(pair(4, "d")));
+      assertTrue(Files.exists(marks.resolve(family)), "marked again");
+    } // a stop stores what was gathered
+    assertFalse(Files.exists(marks.resolve(family)), "a stop stores the pairs and removes the mark");
+
+    // as a node killed with pairs unsealed finds it: its mark, and one of a table gone since
+    Files.createFile(marks.resolve(family));
+    Files.createFile(marks.resolve("gone"));
+    try (NodeStore store = NodeStore.open(dir)) {
+      assertEquals(List.of("t"), store.tablesThatLostUnsealedPairs().stream().map(StoreTable::name).toList());
+      assertFalse(Files.exists(marks.resolve("gone")), "a mark of no table is removed at open");
+      store.forgetUnsealedAtOpen(); // the node was decided out: it catches up
+      assertTrue(store.tablesThatLostUnsealedPairs().stream().map(StoreTable::name).toList().contains("t"),
+          "what was found at open stays found");
+      assertFalse(Files.exists(marks.resolve(family)), "the mark is gone: a later crash does not count it again");
+      send(store.require("t"), 43, List.<byte[][]>of(pair(5, "e")));
+      assertTrue(Files.exists(marks.resolve(family)));
+      store.drop("t", false);
+      assertFalse(Files.exists(marks.resolve(family)), "dropped with its pairs");
     }
   }
 

@@ -183,10 +183,13 @@ public final class Membership implements AutoCloseable {
   private volatile boolean closed;
   /**
    * Why this node serves nothing yet, when it stopped without flushing (a crash) while holding
-   * replicated tables without a WAL: their copies here may lack acknowledged writes, so it leaves
-   * the in-sync copies and catches up first. Null otherwise, and once it is out.
+   * replicated tables without a WAL, or while a replicated table held a bulk writer's pairs not
+   * sealed yet: their copies here may lack writes that other copies hold, so it leaves the
+   * in-sync copies and catches up first. Null otherwise, and once it is out.
    */
   private volatile String mayHaveLostWrites;
+  /** This node's store; null in tests of the members alone. */
+  private final NodeStore store;
 
   /** This node's store's id ({@code NodeStore.storeId}): it serves only while the view records it. */
   private final String storeId;
@@ -250,7 +253,8 @@ public final class Membership implements AutoCloseable {
     Files.createDirectories(storage);
     this.disk = new DiskProbe(storage, "sss-node" + self + "-disk-probe");
     this.catchUp = new CatchUp(spec, self, store, this);
-    this.mayHaveLostWrites = store == null || store.openedAfterFlushedClose() ? null : lostWritesIn(store);
+    this.store = store;
+    this.mayHaveLostWrites = store == null ? null : lostWritesIn(store);
     this.storeId = store == null ? "" : store.storeId();
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "sss-node" + self + "-membership");
@@ -281,12 +285,24 @@ public final class Membership implements AutoCloseable {
 
   /** Why a store that crashed may lack acknowledged writes to replicated tables; null when it cannot. */
   private String lostWritesIn(NodeStore store) {
-    List<String> tables = store.tables().stream()
+    List<String> noWal = store.openedAfterFlushedClose() ? List.of() : store.tables().stream()
         .filter(t -> t.options().getReplication() > 1 && t.options().getDisableWal()
             && !JobTables.isJobTable(t.name()))
         .map(StoreTable::name).sorted().toList();
-    return tables.isEmpty() ? null : "node " + self + " stopped without flushing, and its copies of tables without a "
-        + "WAL " + tables + " may lack acknowledged writes: it catches up before it serves";
+    List<String> unsealed = store.tablesThatLostUnsealedPairs().stream().map(StoreTable::name).sorted().toList();
+    if (noWal.isEmpty() && unsealed.isEmpty()) {
+      return null;
+    }
+    return "node " + self + (noWal.isEmpty() ? "" : " stopped without flushing, and its copies of tables without a WAL "
+        + noWal + " may lack acknowledged writes;") + (unsealed.isEmpty() ? "" : " stopped while bulk writers' pairs of "
+        + unsealed + " were not sealed yet, which its copies may lack while others hold them;")
+        + " it catches up before it serves";
+  }
+
+  /** The crash's possible losses are decided on: out, the node catches up; the last copy in sync, it serves. */
+  private void lostWritesSettled() {
+    mayHaveLostWrites = null;
+    store.forgetUnsealedAtOpen();
   }
 
   /**
@@ -446,7 +462,7 @@ public final class Membership implements AutoCloseable {
    */
   private void leaveTheInSyncCopies(ClusterView v) throws IOException {
     if (v.getOutList().contains(self) || v.getJoiningList().contains(self)) {
-      mayHaveLostWrites = null; // out, it catches up; joining, it starts over (see tick)
+      lostWritesSettled(); // out, it catches up; joining, it starts over (see tick)
       return;
     }
     List<Integer> only = copies.onlyCopies(v, self);
@@ -463,7 +479,7 @@ public final class Membership implements AutoCloseable {
     if (!lastInSync.isEmpty()) {
       LOG.error("node {}: {}; but it holds the only copy in sync of partitions {}, so it serves what it has",
           self, mayHaveLostWrites, lastInSync);
-      mayHaveLostWrites = null;
+      lostWritesSettled();
     }
     // else another copy in sync is down: it may hold the writes lost here, so this node waits for it
   }
@@ -585,10 +601,15 @@ public final class Membership implements AutoCloseable {
             replaced ? "node " + node + " answers from another store than the one recorded (its data directory was"
                 + " lost or replaced): it holds none of its writes; out to catch up, or down while its partitions"
                 + " have no other copy in sync" : "node " + node + "'s store recorded");
-        if (after.getEpoch() != v.getEpoch()) {
+        if (after.getEpoch() == v.getEpoch()) {
+          continue; // not taken: it is not decided up either
+        }
+        if (replaced) {
           return; // one decision per round, each on the view it read
         }
-        continue; // not taken: it is not decided up either
+        // a first store changes nothing else: a new cluster's nodes are recorded in one round, on the view it made
+        v = after;
+        continue;
       }
       if (!down && !out && !joining && node != self
           && Math.min(silent, TimeUnit.NANOSECONDS.toMillis(now - upSeenNanos[node])) >= DOWN_AFTER_MILLIS) {
