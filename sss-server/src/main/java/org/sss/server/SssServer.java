@@ -195,7 +195,7 @@ public final class SssServer implements AutoCloseable {
     try {
       // before the node accepts a connection: a request must never find the node half made
       membership.set(Membership.start(config.cluster(), config.nodeId(), host,
-          config.dataDir().resolve("membership"), store));
+          config.dataDir().resolve("membership"), store, config.tlsCert(), config.tlsKey()));
       if (membership.get() != null) {
         membership.get().onViewTaken(engine::viewTaken);
       }

@@ -29,6 +29,7 @@ import java.util.logging.Level;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.Message;
@@ -194,8 +195,8 @@ public final class Membership implements AutoCloseable {
   /** This node's store's id ({@code NodeStore.storeId}): it serves only while the view records it. */
   private final String storeId;
 
-  private Membership(ClusterSpec spec, int self, String listenHost, Path storage, NodeStore store)
-      throws IOException {
+  private Membership(ClusterSpec spec, int self, String listenHost, Path storage, NodeStore store,
+                     Parameters tls) throws IOException {
     this.spec = spec;
     this.self = self;
     this.copies = new InSyncCopies(spec.placement());
@@ -229,19 +230,19 @@ public final class Membership implements AutoCloseable {
       RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
       RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, 1000);
       s = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(peerId(self))).setGroup(group).setProperties(p)
-          .setStateMachine(machine).setOption(RaftStorage.StartupOption.RECOVER).build();
+          .setParameters(tls).setStateMachine(machine).setOption(RaftStorage.StartupOption.RECOVER).build();
       s.start();
     }
     this.server = s;
     RaftProperties cp = properties();
     RaftClientConfigKeys.Rpc.setRequestTimeout(cp, TimeDuration.valueOf(3, TimeUnit.SECONDS));
-    this.client = RaftClient.newBuilder().setProperties(cp).setRaftGroup(group)
+    this.client = RaftClient.newBuilder().setProperties(cp).setParameters(tls).setRaftGroup(group)
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(3,
             TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)))
         .build();
     // reads sent to one chosen server are not redirected by the client when that server fails:
     // not retried either, the next round chooses again
-    this.pinnedReads = s == null ? null : RaftClient.newBuilder().setProperties(cp).setRaftGroup(group)
+    this.pinnedReads = s == null ? null : RaftClient.newBuilder().setProperties(cp).setParameters(tls).setRaftGroup(group)
         .setRetryPolicy(RetryPolicies.noRetry()).build();
     this.diskStalledMillis = LivenessProbe.diskStalledMillis(); // checked by start: a positive number
     this.probe = new LivenessProbe(spec, self, diskStalledMillis);
@@ -310,7 +311,7 @@ public final class Membership implements AutoCloseable {
    * {@code storage}; null for a cluster of one copy.
    */
   public static Membership start(ClusterSpec spec, int self, String listenHost, Path storage,
-                                 NodeStore store) {
+                                 NodeStore store, Path tlsCert, Path tlsKey) {
     if (spec.replication() < 2) {
       return null;
     }
@@ -322,7 +323,7 @@ public final class Membership implements AutoCloseable {
       checkFree(listenHost, spec.raftAddress(self).port(), self);
     }
     try {
-      return new Membership(spec, self, listenHost, storage, store);
+      return new Membership(spec, self, listenHost, storage, store, RaftTls.parameters(spec, tlsCert, tlsKey));
     } catch (IOException | RuntimeException e) {
       throw new IllegalStateException("node " + self + ": cannot start its membership (Raft) on "
           + listenHost + ":" + spec.raftAddress(self).port() + " (node." + self + ".raft.port): " + e.getMessage(), e);

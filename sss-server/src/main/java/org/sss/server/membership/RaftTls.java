@@ -1,0 +1,142 @@
+package org.sss.server.membership;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.util.Collection;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedTrustManager;
+import javax.net.ssl.X509TrustManager;
+import org.apache.ratis.conf.Parameters;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
+import org.apache.ratis.security.TlsConf.CertificatesConf;
+import org.apache.ratis.security.TlsConf.PrivateKeyConf;
+import org.apache.ratis.thirdparty.io.netty.handler.ssl.SslProvider;
+import org.sss.core.cluster.ClusterSpec;
+
+/**
+ * Mutual TLS for the members' Raft traffic, in a cluster whose nodes speak TLS.
+ *
+ * <h2>Why</h2>
+ * Raft's ports take Ratis's administration requests from anyone who reaches them: removing a
+ * member's group deletes its log, and changing who votes takes the decisions away. Signing each
+ * entry of the log (the cluster secret) keeps a stranger from deciding, not from breaking the
+ * members. With {@code tls=true} every Raft connection, each way, shows a certificate that the
+ * cluster's {@code tls.trust} vouches for: the node's own ({@code tls.cert}, {@code tls.key}),
+ * as a client as well as a server. A stranger without such a certificate gets no request
+ * through, and the traffic is encrypted.
+ *
+ * <p>Certificates are checked as SSS's own connections check them: trusted through
+ * {@code tls.trust}, without matching the host name a node was reached at (gRPC would otherwise
+ * ask it of every peer, and a node certificate made for {@code localhost} would keep the
+ * members of a loopback cluster from ever meeting). The trust names the cluster's own
+ * certificates or authority, not the public ones.
+ */
+final class RaftTls {
+  private RaftTls() {}
+
+  /** Ratis's parameters for the members of {@code spec}, or null when the cluster does not speak TLS. */
+  static Parameters parameters(ClusterSpec spec, Path cert, Path key) {
+    if (!spec.tls()) {
+      return null;
+    }
+    if (cert == null || key == null) {
+      throw new IllegalArgumentException("tls=true: the membership (Raft) needs the node's tls.cert and tls.key");
+    }
+    GrpcTlsConfig conf = GrpcTlsConfig.newBuilder()
+        .setPrivateKey(new PrivateKeyConf(key.toFile()))
+        .setKeyCertificates(new CertificatesConf(cert.toFile()))
+        .setTrustManager(new TrustedWithoutHostNames(trusted(Path.of(spec.tlsTrust()))))
+        .setMutualTls(true)
+        .setSslProvider(SslProvider.JDK)
+        .build();
+    Parameters p = new Parameters();
+    GrpcConfigKeys.TLS.setConf(p, conf);
+    return p;
+  }
+
+  /** A trust manager of the certificates in the PEM file {@code trust}. */
+  static X509TrustManager trusted(Path trust) {
+    try (InputStream in = Files.newInputStream(trust)) {
+      Collection<? extends Certificate> certs = CertificateFactory.getInstance("X.509").generateCertificates(in);
+      if (certs.isEmpty()) {
+        throw new IllegalArgumentException("tls.trust " + trust + " holds no certificate");
+      }
+      KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+      store.load(null, null);
+      int i = 0;
+      for (Certificate c : certs) {
+        store.setCertificateEntry("trusted-" + i++, c);
+      }
+      TrustManagerFactory f = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      f.init(store);
+      for (TrustManager m : f.getTrustManagers()) {
+        if (m instanceof X509TrustManager x) {
+          return x;
+        }
+      }
+      throw new IllegalStateException("no X.509 trust manager in this JVM");
+    } catch (IOException | GeneralSecurityException e) {
+      throw new IllegalArgumentException("cannot load tls.trust " + trust + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Checks a peer's chain against the trusted certificates, whatever host name it was reached by. */
+  static final class TrustedWithoutHostNames extends X509ExtendedTrustManager {
+    private final X509TrustManager trusted;
+
+    TrustedWithoutHostNames(X509TrustManager trusted) {
+      this.trusted = trusted;
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+      trusted.checkClientTrusted(chain, authType);
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+      trusted.checkServerTrusted(chain, authType);
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
+        throws CertificateException {
+      trusted.checkClientTrusted(chain, authType);
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
+        throws CertificateException {
+      trusted.checkServerTrusted(chain, authType);
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+        throws CertificateException {
+      trusted.checkClientTrusted(chain, authType);
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+        throws CertificateException {
+      trusted.checkServerTrusted(chain, authType);
+    }
+
+    @Override
+    public X509Certificate[] getAcceptedIssuers() {
+      return trusted.getAcceptedIssuers();
+    }
+  }
+}
