@@ -85,6 +85,8 @@ public final class NodeStore implements AutoCloseable {
   private final UnsealedMarks marks;
   /** The column families marked when the store last stopped (see {@link #tablesThatLostUnsealedPairs}). */
   private final Set<String> unsealedFamilies;
+  /** See {@link #owesCatchUp}. */
+  private volatile boolean catchUpOwed;
   private final RocksDB db;
   private final DBOptions dbOptions;
   private final ColumnFamilyHandle catalog;
@@ -788,7 +790,7 @@ public final class NodeStore implements AutoCloseable {
       org.slf4j.LoggerFactory.getLogger(NodeStore.class).error("flushing before close failed: {}", e.getMessage());
     }
     closeDatabase();
-    if (complete) {
+    if (complete && !catchUpOwed) {
       try {
         Files.writeString(dir.resolve(CLOSED_FLUSHED), "every table was flushed when this store closed\n");
       } catch (IOException e) {
@@ -841,11 +843,23 @@ public final class NodeStore implements AutoCloseable {
   }
 
   /**
-   * Removes the marks found at open of tables that gathered nothing since: what they may have
-   * lost is now another record's business (the node was decided out, and catches up).
+   * Says that this node may lack writes other copies hold (see {@link #openedAfterFlushedClose},
+   * {@link #tablesThatLostUnsealedPairs}) and has not caught up yet: until
+   * {@link #lostWritesSettled}, a stop leaves neither the closed-flushed mark nor removes the
+   * unsealed marks, so that the next start still knows.
    */
-  public void forgetUnsealedAtOpen() {
-    tablesThatLostUnsealedPairs().forEach(StoreTable::clearMarkIfStored);
+  public void owesCatchUp() {
+    catchUpOwed = true;
+  }
+
+  /**
+   * What this node may have lost is decided on: it was decided out of the in-sync copies and
+   * catches up (the members' view now records that), or it holds the only copy in sync. The marks
+   * found at open go (once nothing is gathered), and a clean stop marks the store flushed again.
+   */
+  public void lostWritesSettled() {
+    catchUpOwed = false;
+    tables().forEach(StoreTable::lostPairsSettled);
   }
 
   private void closeDatabase() {

@@ -72,6 +72,13 @@ public final class StoreTable {
    */
   private final Object marking = new Object();
   private volatile boolean marked;
+  /**
+   * Set while the mark must stay whatever is stored: it was found when the store opened (the
+   * node killed then lost pairs, until the node is decided out to catch up), or a store failed
+   * and may have thrown gathered pairs away. Only {@link #lostPairsSettled} lets it go; guarded
+   * by {@code marking}.
+   */
+  private boolean markHeld;
   /** 1 for the table itself plus 1 per open cursor; at 0 the native handle is freed. */
   private final AtomicInteger references = new AtomicInteger(1);
   /**
@@ -127,6 +134,7 @@ public final class StoreTable {
     this.ingestDir = ingestDir;
     this.marks = marks;
     this.marked = marked;
+    this.markHeld = marked;
     // a job's output and a bulk writer's pairs (tables that are not bulk) are written as ordered
     // streams where they can be
     this.runs = new SortedRuns(this, !isBulk(options));
@@ -165,6 +173,7 @@ public final class StoreTable {
       } catch (RuntimeException | Error e) {
         bulkSessions.clear();
         storeFailures++;
+        holdMark(); // what it threw away may be held by other copies only
         throw e;
       }
     }
@@ -314,6 +323,7 @@ public final class StoreTable {
     checkLive();
     long failuresBefore = storeFailures;
     synchronized (marking) {
+      checkLive(); // again: a drop clears the mark under this lock, and must not find one made after
       if (!marked && marksUnsealed()) {
         try {
           marks.mark(family);
@@ -338,17 +348,50 @@ public final class StoreTable {
   }
 
   /** After a store: with nothing queued or gathered left, nothing is unsealed. */
-  void clearMarkIfStored() {
+  private void clearMarkIfStored() {
     if (!marked) {
       return; // read without the lock: set only by writeBulk, whose block this store then finds or the next one does
     }
     synchronized (runs) { // held already after a store: no block leaves the queue for the runs meanwhile
       synchronized (marking) {
-        if (marked && bulkInbox.isEmpty() && runs.isEmpty()) {
+        if (marked && !markHeld && bulkInbox.isEmpty() && runs.isEmpty()) {
           marks.clear(family);
           marked = false;
         }
       }
+    }
+  }
+
+  /** Keeps the mark (made now if need be) until {@link #lostPairsSettled}: pairs may have been lost here. */
+  private void holdMark() {
+    synchronized (marking) {
+      if (marksUnsealed() && !dropped) {
+        try {
+          marks.mark(family);
+          marked = true;
+          markHeld = true;
+        } catch (java.io.UncheckedIOException e) {
+          // the store itself failed: the next open is told by the missing closed-flushed mark only
+        }
+      }
+    }
+  }
+
+  /**
+   * The node's possible loss of unsealed pairs here is decided on (it was decided out and
+   * catches up, or it holds the only copy in sync): the mark may go once nothing is gathered.
+   */
+  void lostPairsSettled() {
+    synchronized (marking) {
+      markHeld = false;
+    }
+    clearMarkIfStored();
+  }
+
+  /** Whether the table's mark must stay until the node's loss is settled (see {@link #markHeld}). */
+  boolean holdsMark() {
+    synchronized (marking) {
+      return markHeld;
     }
   }
 
@@ -816,7 +859,6 @@ public final class StoreTable {
       dropped = true;
       bulkInbox.clear();
       runs.discard();
-      marks.clear(family); // its pairs went with it
       releaseReference();
     }
   }
@@ -838,6 +880,11 @@ public final class StoreTable {
     } finally {
       try {
         markDroppedLocked();
+        synchronized (marking) { // its pairs went with it; a writeBulk under way finds it dropped
+          marks.clear(family);
+          marked = false;
+          markHeld = false;
+        }
       } finally {
         lifecycle.writeLock().unlock();
         if (runs.keepsStreams()) {

@@ -3,6 +3,8 @@ package org.sss.kvs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -90,16 +92,62 @@ class BulkWritesTest {
     Files.createFile(marks.resolve(family));
     Files.createFile(marks.resolve("gone"));
     try (NodeStore store = NodeStore.open(dir)) {
-      assertEquals(List.of("t"), store.tablesThatLostUnsealedPairs().stream().map(StoreTable::name).toList());
+      assertEquals(List.of("t"), lost(store));
       assertFalse(Files.exists(marks.resolve("gone")), "a mark of no table is removed at open");
-      store.forgetUnsealedAtOpen(); // the node was decided out: it catches up
-      assertTrue(store.tablesThatLostUnsealedPairs().stream().map(StoreTable::name).toList().contains("t"),
-          "what was found at open stays found");
+      store.owesCatchUp(); // what the membership says when it finds the mark; then a clean stop, unsettled
+    }
+    assertTrue(Files.exists(marks.resolve(family)), "a stop before the loss is settled keeps the mark");
+    assertFalse(Files.exists(dir.resolve(NodeStore.CLOSED_FLUSHED)), "and does not pass for a flushed close");
+    try (NodeStore store = NodeStore.open(dir)) {
+      assertEquals(List.of("t"), lost(store), "the next start still knows");
+      assertFalse(store.openedAfterFlushedClose());
+      store.owesCatchUp();
+      store.lostWritesSettled(); // the node was decided out: it catches up
+      assertEquals(List.of("t"), lost(store), "what was found at open stays found");
       assertFalse(Files.exists(marks.resolve(family)), "the mark is gone: a later crash does not count it again");
       send(store.require("t"), 43, List.<byte[][]>of(pair(5, "e")));
       assertTrue(Files.exists(marks.resolve(family)));
       store.drop("t", false);
       assertFalse(Files.exists(marks.resolve(family)), "dropped with its pairs");
+    }
+    try (NodeStore store = NodeStore.open(dir)) {
+      assertTrue(store.openedAfterFlushedClose(), "settled, a clean stop is a flushed close again");
+    }
+  }
+
+  /** A store that fails may throw gathered pairs away: the mark stays, through later stores and a stop. */
+  @Test
+  void aFailedStore_holdsTheMark_throughLaterStoresAndAStop(@TempDir Path dir) throws Exception {
+    TableOptions replicated = USER_TABLE.toBuilder().setReplication(2).build();
+    byte[][] broken = pair(1, "a");
+    Path mark;
+    try (NodeStore store = NodeStore.open(dir)) {
+      StoreTable t = store.create("t", replicated, false);
+      mark = dir.resolve(NodeStore.UNSEALED).resolve(t.family());
+      send(t, 42, List.<byte[][]>of(pair(9, "z")));
+      send(t, 42, List.<byte[][]>of(broken)); // breaks the stream: gathered for a sorted run
+      deleteRecursively(dir.resolve("ingest"));
+      Files.writeString(dir.resolve("ingest"), "not a directory");
+      assertThrows(StoreException.class, t::sealRuns, "the store fails");
+      Files.delete(dir.resolve("ingest"));
+      send(t, 43, List.<byte[][]>of(pair(20, "x")));
+      t.sealRuns(); // stores, and leaves nothing gathered
+      assertNull(t.get(broken[0]), "the failed store lost it");
+      assertTrue(Files.exists(mark), "a later store does not take the mark away");
+    }
+    assertTrue(Files.exists(mark), "nor does a stop");
+    try (NodeStore store = NodeStore.open(dir)) {
+      assertEquals(List.of("t"), lost(store), "the next start knows");
+    }
+  }
+
+  private static List<String> lost(NodeStore store) {
+    return store.tablesThatLostUnsealedPairs().stream().map(StoreTable::name).toList();
+  }
+
+  private static void deleteRecursively(Path p) throws java.io.IOException {
+    try (var files = Files.walk(p)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
     }
   }
 

@@ -256,6 +256,10 @@ public final class Membership implements AutoCloseable {
     this.catchUp = new CatchUp(spec, self, store, this);
     this.store = store;
     this.mayHaveLostWrites = store == null ? null : lostWritesIn(store);
+    if (mayHaveLostWrites != null) {
+      store.owesCatchUp();
+      LOG.warn("{}", mayHaveLostWrites);
+    }
     this.storeId = store == null ? "" : store.storeId();
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "sss-node" + self + "-membership");
@@ -303,7 +307,7 @@ public final class Membership implements AutoCloseable {
   /** The crash's possible losses are decided on: out, the node catches up; the last copy in sync, it serves. */
   private void lostWritesSettled() {
     mayHaveLostWrites = null;
-    store.forgetUnsealedAtOpen();
+    store.lostWritesSettled();
   }
 
   /**
@@ -605,10 +609,10 @@ public final class Membership implements AutoCloseable {
         if (after.getEpoch() == v.getEpoch()) {
           continue; // not taken: it is not decided up either
         }
-        if (replaced) {
+        if (replaced || after.getEpoch() != v.getEpoch() + 1 || !store.equals(after.getStoresMap().get(node))) {
           return; // one decision per round, each on the view it read
         }
-        // a first store changes nothing else: a new cluster's nodes are recorded in one round, on the view it made
+        // this first store was all that changed: a new cluster's nodes are recorded in one round
         v = after;
         continue;
       }
