@@ -50,12 +50,41 @@ class RebalanceTest {
   private final Map<Long, String> noWal = new TreeMap<>();
   private final Map<Long, List<Long>> multi = new TreeMap<>();
 
+  /**
+   * One cluster, filled once: a rebalance that fails after the nodes took the new layout puts the
+   * old one back whole; then adding node 3 and removing it again, with every node killed in
+   * between, leaves every copy the model.
+   */
   @Test
-  void addAndRemoveANode_everyCopyIsTheModel() throws Exception {
+  void aFailedRebalance_thenAddingAndRemovingANode_everyCopyIsTheModel() throws Exception {
     LocalProcessCluster cluster = LocalProcessCluster.start(dir, 3, 0, 2, "384m");
     try {
       fill(cluster.spec());
       ClusterSpec three = cluster.spec();
+
+      // a failure once the nodes had moved: the old cluster runs again
+      IllegalStateException injected = new IllegalStateException("injected once the nodes had moved");
+      IllegalStateException failed = assertThrows(IllegalStateException.class, () -> ClusterResize.resize(dir, 4, 0,
+          line -> { }, started -> {
+            assertEquals(4, started.spec().nodeCount(), "the new shape ran, its moved partitions emptied");
+            throw injected;
+          }));
+      assertEquals(injected, failed.getCause());
+      assertTrue(failed.getMessage().contains("the old cluster runs again"), failed.getMessage());
+      cluster = LocalProcessCluster.attach(dir);
+      assertEquals(three, cluster.spec(), "the old cluster file is back");
+      assertTables(three, "after the failed rebalance");
+      try (var files = Files.list(dir)) {
+        assertEquals(List.of("cluster.properties", "node-0", "node-1", "node-2", "resize.lock"),
+            files.map(f -> f.getFileName().toString()).sorted().toList());
+      }
+      assertFalse(Files.exists(dir.resolve(ClusterResize.JOURNAL)));
+      // an --undo from another process while a resize holds the cluster is refused, changing nothing
+      try (ResizeLock held = ResizeLock.take(dir)) {
+        IllegalStateException busy = assertThrows(IllegalStateException.class, () -> ClusterResize.undo(dir, l -> { }));
+        assertTrue(busy.getMessage().contains("another resize"), busy.getMessage());
+      }
+
       List<String> lines = new CopyOnWriteArrayList<>();
       cluster = ClusterResize.resize(dir, 4, 0, lines::add);
       ClusterSpec four = cluster.spec();
@@ -84,38 +113,6 @@ class RebalanceTest {
       try (var files = Files.list(dir)) {
         assertEquals(List.of("cluster.properties", "node-0", "node-1", "node-2", "resize.lock"),
             files.map(f -> f.getFileName().toString()).sorted().toList(), "node 3's directory and the staging removed");
-      }
-    } finally {
-      LocalProcessCluster.attach(dir).stopAll();
-    }
-  }
-
-  @Test
-  void failureAfterTheNodesTookTheNewLayout_putsTheOldOneBack() throws Exception {
-    LocalProcessCluster cluster = LocalProcessCluster.start(dir, 3, 0, 2, "384m");
-    try {
-      fill(cluster.spec());
-      ClusterSpec was = cluster.spec();
-      IllegalStateException injected = new IllegalStateException("injected once the nodes had moved");
-      IllegalStateException failed = assertThrows(IllegalStateException.class, () -> ClusterResize.resize(dir, 4, 0,
-          line -> { }, started -> {
-            assertEquals(4, started.spec().nodeCount(), "the new shape ran, its moved partitions emptied");
-            throw injected;
-          }));
-      assertEquals(injected, failed.getCause());
-      assertTrue(failed.getMessage().contains("the old cluster runs again"), failed.getMessage());
-      cluster = LocalProcessCluster.attach(dir);
-      assertEquals(was, cluster.spec(), "the old cluster file is back");
-      assertTables(was, "after the failed rebalance");
-      try (var files = Files.list(dir)) {
-        assertEquals(List.of("cluster.properties", "node-0", "node-1", "node-2", "resize.lock"),
-            files.map(f -> f.getFileName().toString()).sorted().toList());
-      }
-      assertFalse(Files.exists(dir.resolve(ClusterResize.JOURNAL)));
-      // an --undo from another process while a resize holds the cluster is refused, changing nothing
-      try (ResizeLock held = ResizeLock.take(dir)) {
-        IllegalStateException busy = assertThrows(IllegalStateException.class, () -> ClusterResize.undo(dir, l -> { }));
-        assertTrue(busy.getMessage().contains("another resize"), busy.getMessage());
       }
     } finally {
       LocalProcessCluster.attach(dir).stopAll();

@@ -1,8 +1,10 @@
 package org.sss.server.membership;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -11,7 +13,10 @@ import java.security.cert.Certificate;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
-import java.util.Collection;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
@@ -54,10 +59,12 @@ final class RaftTls {
     if (cert == null || key == null) {
       throw new IllegalArgumentException("tls=true: the membership (Raft) needs the node's tls.cert and tls.key");
     }
+    X509TrustManager trusted = trusted(Path.of(spec.tlsTrust()));
+    checkTakenAsClient(trusted, cert, spec.tlsTrust());
     GrpcTlsConfig conf = GrpcTlsConfig.newBuilder()
         .setPrivateKey(new PrivateKeyConf(key.toFile()))
         .setKeyCertificates(new CertificatesConf(cert.toFile()))
-        .setTrustManager(new TrustedWithoutHostNames(trusted(Path.of(spec.tlsTrust()))))
+        .setTrustManager(new TrustedWithoutHostNames(trusted))
         .setMutualTls(true)
         .setSslProvider(SslProvider.JDK)
         .build();
@@ -66,13 +73,55 @@ final class RaftTls {
     return p;
   }
 
+  /**
+   * Refuses a node certificate that its peers would not take from it as a client: Raft's mutual
+   * TLS has every node show its certificate to the others, and a certificate made for servers
+   * only (an extended key usage without {@code clientAuth}), or signed by an authority that
+   * {@code tls.trust} does not hold, would keep the members from ever meeting, with nothing
+   * but TLS errors deep in Raft's log to say why.
+   */
+  static void checkTakenAsClient(X509TrustManager trusted, Path cert, String trust) {
+    List<X509Certificate> chain = certificates(cert, "tls.cert");
+    try {
+      trusted.checkClientTrusted(chain.toArray(new X509Certificate[0]), chain.get(0).getPublicKey().getAlgorithm());
+    } catch (CertificateException e) {
+      throw new IllegalArgumentException("tls.cert " + cert + " is not taken by tls.trust " + trust + " as a client's"
+          + " certificate (" + e.getMessage() + "); the membership (Raft) needs it: every node shows its own to its"
+          + " peers, so a node's certificate must allow client authentication (no extended key usage, or one with"
+          + " clientAuth), and one signed by an authority needs the authority in tls.trust", e);
+    }
+  }
+
+  /** The CERTIFICATE blocks of a PEM file (other blocks, a key say, are skipped, as Netty's reader does). */
+  static List<X509Certificate> certificates(Path pem, String setting) {
+    try {
+      Matcher blocks = CERTIFICATE.matcher(Files.readString(pem, StandardCharsets.ISO_8859_1));
+      StringBuilder only = new StringBuilder();
+      while (blocks.find()) {
+        only.append(blocks.group()).append('\n');
+      }
+      List<X509Certificate> certs = new ArrayList<>();
+      try (InputStream in = new ByteArrayInputStream(only.toString().getBytes(StandardCharsets.ISO_8859_1))) {
+        for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+          certs.add((X509Certificate) c);
+        }
+      }
+      if (certs.isEmpty()) {
+        throw new IllegalArgumentException(setting + " " + pem + " holds no certificate");
+      }
+      return certs;
+    } catch (IOException | CertificateException e) {
+      throw new IllegalArgumentException("cannot load " + setting + " " + pem + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static final Pattern CERTIFICATE =
+      Pattern.compile("-----BEGIN CERTIFICATE-----.+?-----END CERTIFICATE-----", Pattern.DOTALL);
+
   /** A trust manager of the certificates in the PEM file {@code trust}. */
   static X509TrustManager trusted(Path trust) {
-    try (InputStream in = Files.newInputStream(trust)) {
-      Collection<? extends Certificate> certs = CertificateFactory.getInstance("X.509").generateCertificates(in);
-      if (certs.isEmpty()) {
-        throw new IllegalArgumentException("tls.trust " + trust + " holds no certificate");
-      }
+    List<X509Certificate> certs = certificates(trust, "tls.trust");
+    try {
       KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
       store.load(null, null);
       int i = 0;

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.sss.core.cluster.ClusterSpec;
+import org.sss.core.cluster.NodeAddress;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.core.cluster.ReplicaPlacement;
 import org.sss.core.proto.ViewAnswer;
@@ -64,7 +65,7 @@ class RaftTlsTest {
   }
 
   private static void selfSigned(Path certFile, Path keyFile) throws Exception {
-    Process p = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+    Process p = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
         "-subj", "/CN=localhost", "-keyout", keyFile.toString(), "-out", certFile.toString())
         .redirectErrorStream(true).start();
     String output = new String(p.getInputStream().readAllBytes());
@@ -85,7 +86,7 @@ class RaftTlsTest {
       List<Parameters> strangers = new ArrayList<>();
       strangers.add(null);
       strangers.add(clientWithoutCertificate(trustingTheCluster));
-      strangers.add(RaftTls.parameters(trustingTheCluster, strangerCert, strangerKey));
+      strangers.add(clientShowing(trustingTheCluster, strangerCert, strangerKey)); // RaftTls would refuse to build it
       for (Parameters tls : strangers) {
         try (RaftClient stranger = client(spec, tls)) {
           assertThrows(Exception.class, () -> stranger.getGroupManagementApi(node0).list(),
@@ -103,10 +104,55 @@ class RaftTlsTest {
   }
 
   @Test
-  void aPemWithoutCertificates_isRefusedNamingTheFile() throws Exception {
+  void aPemWithoutCertificates_isRefusedNamingTheFile_andOtherBlocksInTheTrustAreSkipped() throws Exception {
     Path empty = Files.writeString(certs.resolve("empty.pem"), "");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RaftTls.trusted(empty));
     assertTrue(e.getMessage().contains(empty.toString()), e.getMessage());
+    // a trust file holding a key beside the certificate, which SSS's own TLS reads
+    Path mixed = Files.writeString(certs.resolve("mixed.pem"), Files.readString(key) + Files.readString(cert));
+    RaftTls.checkTakenAsClient(RaftTls.trusted(mixed), cert, mixed.toString());
+  }
+
+  /**
+   * A node certificate an authority made for servers only works for SSS's own connections but
+   * not for the members' mutual TLS: refused at start, naming it, rather than members that never
+   * meet. One that also allows client authentication is taken.
+   */
+  @Test
+  void aCertificateForServersOnly_isRefusedNamingIt() throws Exception {
+    Path caKey = certs.resolve("ca-key.pem");
+    Path ca = certs.resolve("ca.pem");
+    run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=sss-test-ca",
+        "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
+        "-keyout", caKey.toString(), "-out", ca.toString());
+    Path serverOnly = signed(ca, caKey, "server-only", "extendedKeyUsage=serverAuth");
+    Path both = signed(ca, caKey, "both", "extendedKeyUsage=serverAuth,clientAuth");
+    ClusterSpec spec = new ClusterSpec(List.of(new NodeAddress(0, "127.0.0.1", 7070)), PartitionMap.roundRobin(4, 1),
+        "raft-tls-secret", true, ca.toString()); // what the membership reads of it: tls and the trust
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> RaftTls.parameters(spec, serverOnly, certs.resolve("server-only-key.pem")));
+    assertTrue(e.getMessage().contains("tls.cert " + serverOnly) && e.getMessage().contains("clientAuth"),
+        e.getMessage());
+    RaftTls.parameters(spec, both, certs.resolve("both-key.pem")); // taken
+  }
+
+  /** A certificate for {@code localhost} that {@code ca} signed with extension {@code ext}; its key beside it. */
+  private static Path signed(Path ca, Path caKey, String name, String ext) throws Exception {
+    Path key = certs.resolve(name + "-key.pem");
+    Path csr = certs.resolve(name + ".csr");
+    Path out = certs.resolve(name + ".pem");
+    Path extFile = Files.writeString(certs.resolve(name + ".ext"), ext + "\n");
+    run("openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=localhost", "-keyout", key.toString(),
+        "-out", csr.toString());
+    run("openssl", "x509", "-req", "-in", csr.toString(), "-CA", ca.toString(), "-CAkey", caKey.toString(),
+        "-CAcreateserial", "-days", "1", "-extfile", extFile.toString(), "-out", out.toString());
+    return out;
+  }
+
+  private static void run(String... command) throws Exception {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(p.getInputStream().readAllBytes());
+    assertEquals(0, p.waitFor(), String.join(" ", command) + ": " + output);
   }
 
   private static ClusterSpec tlsSpec(List<NodeListener> sockets) throws IOException {
@@ -135,6 +181,19 @@ class RaftTlsTest {
       Thread.sleep(100);
     }
     throw new AssertionError("the members never confirmed every view over TLS: " + views);
+  }
+
+  /** TLS trusting the cluster's certificate, showing {@code cert}. */
+  private static Parameters clientShowing(ClusterSpec spec, Path cert, Path key) {
+    Parameters p = new Parameters();
+    org.apache.ratis.grpc.GrpcConfigKeys.TLS.setConf(p, org.apache.ratis.grpc.GrpcTlsConfig.newBuilder()
+        .setPrivateKey(new org.apache.ratis.security.TlsConf.PrivateKeyConf(key.toFile()))
+        .setKeyCertificates(new org.apache.ratis.security.TlsConf.CertificatesConf(cert.toFile()))
+        .setTrustManager(new RaftTls.TrustedWithoutHostNames(RaftTls.trusted(Path.of(spec.tlsTrust()))))
+        .setMutualTls(true)
+        .setSslProvider(org.apache.ratis.thirdparty.io.netty.handler.ssl.SslProvider.JDK)
+        .build());
+    return p;
   }
 
   /** TLS trusting the cluster's certificate, with no certificate of its own. */
