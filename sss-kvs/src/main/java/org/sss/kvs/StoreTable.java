@@ -67,8 +67,9 @@ public final class StoreTable {
   private final UnsealedMarks marks;
   /**
    * Whether this table's mark says it holds bulk writers' pairs not stored yet; guarded by
-   * itself, as is queuing a bulk writer's block: a mark is cleared only with the queue and the
-   * runs empty, and a block queued after that marks the table again ({@link UnsealedMarks}).
+   * {@code marking}, as is queuing a bulk writer's block: a mark is cleared only with no batch
+   * entered, the queue and the runs empty, and a batch entering after that marks the table again
+   * ({@link #enterBulk}, {@link UnsealedMarks}).
    */
   private final Object marking = new Object();
   private volatile boolean marked;
@@ -79,6 +80,14 @@ public final class StoreTable {
    * by {@code marking}.
    */
   private boolean markHeld;
+  /** Bulk batches between {@link #enterBulk} and their end: the mark stays while any is on its way; guarded by {@code marking}. */
+  private int bulkEntered;
+
+  /** A bulk batch on its way into the table ({@link #enterBulk}); closing it ends its hold on the mark. */
+  public interface BulkEntry extends AutoCloseable {
+    @Override
+    void close();
+  }
   /** 1 for the table itself plus 1 per open cursor; at 0 the native handle is freed. */
   private final AtomicInteger references = new AtomicInteger(1);
   /**
@@ -323,7 +332,25 @@ public final class StoreTable {
     checkLive();
     long failuresBefore = storeFailures;
     synchronized (marking) {
-      checkLive(); // again: a drop clears the mark under this lock, and must not find one made after
+      checkLive(); // again: a drop clears the mark under this lock, and must not find a block queued after
+      if (!marked && marksUnsealed()) {
+        throw new IllegalStateException("a bulk batch for table '" + name + "' did not enter first (enterBulk)");
+      }
+      countBulk(session, count); // counted first: a store that fails later forgets the count (storing)
+      bulkInbox.add(new BulkBlock(block, length, count, session));
+    }
+    return failuresBefore;
+  }
+
+  /**
+   * Begins a bulk batch: marks the table as holding unsealed pairs ({@link UnsealedMarks}) if it
+   * is not yet, before the batch is taken. Called before the caller takes the membership's view,
+   * since making the mark touches the disk (a disk that hangs must not hold up view changes);
+   * the mark then stays at least until the entry is closed, after {@link #writeBulk}.
+   */
+  public BulkEntry enterBulk() {
+    synchronized (marking) {
+      checkLive();
       if (!marked && marksUnsealed()) {
         try {
           marks.mark(family);
@@ -333,10 +360,13 @@ public final class StoreTable {
         }
         marked = true;
       }
-      countBulk(session, count); // counted first: a store that fails later forgets the count (storing)
-      bulkInbox.add(new BulkBlock(block, length, count, session));
+      bulkEntered++;
     }
-    return failuresBefore;
+    return () -> {
+      synchronized (marking) {
+        bulkEntered--;
+      }
+    };
   }
 
   /**
@@ -354,7 +384,7 @@ public final class StoreTable {
     }
     synchronized (runs) { // held already after a store: no block leaves the queue for the runs meanwhile
       synchronized (marking) {
-        if (marked && !markHeld && bulkInbox.isEmpty() && runs.isEmpty()) {
+        if (marked && !markHeld && bulkEntered == 0 && bulkInbox.isEmpty() && runs.isEmpty()) {
           marks.clear(family);
           marked = false;
         }

@@ -277,7 +277,9 @@ public final class KvsService {
       t.sealRuns();
     }
     long gathered; // the table's store failures when the batch was gathered; NOT_GATHERED else
-    try (var admitted = admitWrite(t, req.getPutBatch().getViewEpoch())) {
+    // a bulk batch marks its table as holding unsealed pairs first: that touches the disk, not under the view
+    try (var entered = bulk ? t.enterBulk() : null;
+         var admitted = admitWrite(t, req.getPutBatch().getViewEpoch())) {
       if (admitted == null || !admitted.catchingUp()) {
         gathered = writeBatch(t, body, pairs, session);
       } else {
