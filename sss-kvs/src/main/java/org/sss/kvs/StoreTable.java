@@ -159,6 +159,7 @@ public final class StoreTable {
     // every read and write of every table comes here: no lock when nothing is gathered. The queue
     // first: a block taken from it has made the runs not empty before (drainInbox)
     if (bulkInbox.isEmpty() && runs.isEmpty()) {
+      clearMarkIfStored(); // a batch that marked the table and was then refused left nothing to store
       return;
     }
     storing(() -> {
@@ -326,16 +327,14 @@ public final class StoreTable {
    * <p>Only queued and counted here, which never waits: its caller holds the membership's view
    * (a write is applied under the view it was checked against), which must not wait for the
    * runs' lock while a seal or a scan holds it. {@link #drainBulk} moves them into the runs,
-   * after the caller let go of the view; anything else that uses the runs does so first.
+   * after the caller let go of the view; anything else that uses the runs does so first. The
+   * caller entered the batch first ({@link #enterBulk}), which marked the table.
    */
   public long writeBulk(byte[] block, int length, int count, long session) {
     checkLive();
     long failuresBefore = storeFailures;
     synchronized (marking) {
       checkLive(); // again: a drop clears the mark under this lock, and must not find a block queued after
-      if (!marked && marksUnsealed()) {
-        throw new IllegalStateException("a bulk batch for table '" + name + "' did not enter first (enterBulk)");
-      }
       countBulk(session, count); // counted first: a store that fails later forgets the count (storing)
       bulkInbox.add(new BulkBlock(block, length, count, session));
     }
@@ -362,9 +361,17 @@ public final class StoreTable {
       }
       bulkEntered++;
     }
-    return () -> {
-      synchronized (marking) {
-        bulkEntered--;
+    return new BulkEntry() {
+      private boolean closed;
+
+      @Override
+      public void close() {
+        synchronized (marking) {
+          if (!closed) {
+            closed = true;
+            bulkEntered--;
+          }
+        }
       }
     };
   }
@@ -380,7 +387,7 @@ public final class StoreTable {
   /** After a store: with nothing queued or gathered left, nothing is unsealed. */
   private void clearMarkIfStored() {
     if (!marked) {
-      return; // read without the lock: set only by writeBulk, whose block this store then finds or the next one does
+      return; // read without the lock: set by enterBulk, whose batch holds it (bulkEntered) until its block is queued
     }
     synchronized (runs) { // held already after a store: no block leaves the queue for the runs meanwhile
       synchronized (marking) {
@@ -397,7 +404,9 @@ public final class StoreTable {
     synchronized (marking) {
       if (marksUnsealed() && !dropped) {
         try {
-          marks.mark(family);
+          if (!marked) { // no disk under this lock when it can be helped: a writer under the view may wait for it
+            marks.mark(family);
+          }
           marked = true;
           markHeld = true;
         } catch (java.io.UncheckedIOException e) {

@@ -102,6 +102,12 @@ class BulkWritesTest {
         t.drainBulk(t.writeBulk(block, block.length, 1, 42));
       }
       assertTrue(Files.exists(marks.resolve(family)), "its pair is gathered, not stored");
+      assertTrue(t.sealBulk(42, 1, false));
+      t.enterBulk().close(); // a batch that marked the table, then was refused (another view, say)
+      assertTrue(Files.exists(marks.resolve(family)));
+      t.sealRuns(); // what a read, a put or a stop does first
+      assertFalse(Files.exists(marks.resolve(family)), "nothing gathered: the refused batch's mark goes");
+      send(t, 42, List.<byte[][]>of(pair(10, "j")));
     } // a stop stores what was gathered
     assertFalse(Files.exists(marks.resolve(family)), "a stop stores the pairs and removes the mark");
 

@@ -83,12 +83,15 @@ final class RaftTls {
   static void checkTakenAsClient(X509TrustManager trusted, Path cert, String trust) {
     List<X509Certificate> chain = certificates(cert, "tls.cert");
     try {
-      trusted.checkClientTrusted(chain.toArray(new X509Certificate[0]), chain.get(0).getPublicKey().getAlgorithm());
+      X509Certificate[] certs = chain.toArray(new X509Certificate[0]);
+      trusted.checkClientTrusted(certs, chain.get(0).getPublicKey().getAlgorithm());
+      trusted.checkServerTrusted(certs, "UNKNOWN"); // what TLS 1.3 asks: a server's signature
     } catch (CertificateException e) {
-      throw new IllegalArgumentException("tls.cert " + cert + " is not taken by tls.trust " + trust + " as a client's"
-          + " certificate (" + e.getMessage() + "); the membership (Raft) needs it: every node shows its own to its"
-          + " peers, so a node's certificate must allow client authentication (no extended key usage, or one with"
-          + " clientAuth), and one signed by an authority needs the authority in tls.trust", e);
+      throw new IllegalArgumentException("tls.cert " + cert + " is not taken by tls.trust " + trust + " as both a"
+          + " client's and a server's certificate (" + e.getMessage() + "); the membership (Raft) needs both: every"
+          + " node shows its own to its peers, so a node's certificate must allow client and server authentication"
+          + " (no extended key usage, or one with clientAuth and serverAuth; a key usage, if any, with"
+          + " digitalSignature), be valid now, and one signed by an authority needs the authority in tls.trust", e);
     }
   }
 
