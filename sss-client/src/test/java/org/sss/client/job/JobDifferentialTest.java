@@ -9,6 +9,7 @@ import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import org.sss.client.SssClient;
 import org.sss.client.cluster.SssCluster;
+import org.sss.client.it.LeakDetection;
 
 /**
  * Differential test of the job engine: random job shapes run on an embedded three-node cluster
@@ -54,8 +55,12 @@ class JobDifferentialTest {
   static SssClient client;
   static DiffTables tables;
 
+  /** Answers are what these check; buffer leaks are LeakWatch's: sampled detection, not paranoid (its cost is most of a job here). */
+  static LeakDetection leakDetection;
+
   @BeforeAll
   static void start() throws Exception {
+    leakDetection = LeakDetection.sampled();
     cluster = SssCluster.embedded(3);
     client = cluster.client();
     tables = new DiffTables(client);
@@ -65,6 +70,7 @@ class JobDifferentialTest {
   static void stop() {
     client.close();
     cluster.close();
+    leakDetection.close();
   }
 
   @TestFactory

@@ -26,6 +26,7 @@ import org.sss.client.TableSpec;
 import org.sss.client.TableStatus;
 import org.sss.client.cluster.SssCluster;
 import org.sss.client.io.BulkIO;
+import org.sss.client.it.LeakDetection;
 import org.sss.core.api.Pair;
 import org.sss.core.api.Serdes;
 import org.sss.core.cluster.PartitionMap;
@@ -43,8 +44,12 @@ class RightAnswersTest {
   static SssCluster cluster;
   static SssClient client;
 
+  /** Answers are what these check; buffer leaks are LeakWatch's: sampled detection, not paranoid (its cost is most of a job here). */
+  static LeakDetection leakDetection;
+
   @BeforeAll
   static void start() throws Exception {
+    leakDetection = LeakDetection.sampled();
     cluster = SssCluster.embedded(3);
     client = cluster.client();
     client.createTable("rows", BulkIO.textTable(), false);
@@ -59,6 +64,7 @@ class RightAnswersTest {
   static void stop() {
     client.close();
     cluster.close();
+    leakDetection.close();
   }
 
   /** (row mod 10, count): what {@link #modTen} must produce, computed without the engine. */
