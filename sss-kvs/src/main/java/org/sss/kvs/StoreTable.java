@@ -427,13 +427,6 @@ public final class StoreTable {
     clearMarkIfStored();
   }
 
-  /** Whether the table's mark must stay until the node's loss is settled (see {@link #markHeld}). */
-  boolean holdsMark() {
-    synchronized (marking) {
-      return markHeld;
-    }
-  }
-
   /**
    * Moves the bulk writers' queued blocks into the runs, and stores a run that filled. Throws
    * when a store failed since {@code failuresBefore} ({@link #writeBulk}'s answer): the block
