@@ -56,6 +56,10 @@ public record NodeConfig(ClusterSpec cluster, int nodeId, Path dataDir, String b
     if (maxQueuedRequests < 2) {
       throw new IllegalArgumentException("max.queued.requests must be at least 2, not " + maxQueuedRequests);
     }
+    if ((tlsCert == null) != (tlsKey == null)) {
+      throw new IllegalArgumentException(tlsCert == null ? "tls.key is given without tls.cert: TLS needs both"
+          : "tls.cert is given without tls.key: TLS needs both");
+    }
   }
 
   /** A config whose data directory is its owner's alone. */

@@ -42,6 +42,12 @@ class NodeConfigValidationTest {
   }
 
   @Test
+  void certificateWithoutKey_orKeyWithoutCertificate_isRefused() throws IOException {
+    assertTrue(refused("tls.cert=cert.pem\n").contains("tls.cert is given without tls.key"));
+    assertTrue(refused("tls.key=key.pem\n").contains("tls.key is given without tls.cert"));
+  }
+
+  @Test
   void repeatedKey_isRefused() throws IOException {
     assertTrue(refused("node.id=0\n").contains("'node.id' is given twice"));
   }
