@@ -61,15 +61,23 @@ final class RaftTls {
     }
     X509TrustManager trusted = trusted(Path.of(spec.tlsTrust()));
     checkTakenAsClient(trusted, cert, spec.tlsTrust());
-    GrpcTlsConfig conf = GrpcTlsConfig.newBuilder()
-        .setPrivateKey(new PrivateKeyConf(key.toFile()))
-        .setKeyCertificates(new CertificatesConf(cert.toFile()))
+    return parameters(trusted, cert, key);
+  }
+
+  /**
+   * Ratis's parameters for TLS trusting {@code trusted} and showing {@code cert} (mutual TLS), or
+   * no certificate when {@code cert} is null; unchecked (a test's stranger is built with it).
+   */
+  static Parameters parameters(X509TrustManager trusted, Path cert, Path key) {
+    GrpcTlsConfig.Builder conf = GrpcTlsConfig.newBuilder()
         .setTrustManager(new TrustedWithoutHostNames(trusted))
-        .setMutualTls(true)
-        .setSslProvider(SslProvider.JDK)
-        .build();
+        .setMutualTls(cert != null)
+        .setSslProvider(SslProvider.JDK);
+    if (cert != null) {
+      conf.setPrivateKey(new PrivateKeyConf(key.toFile())).setKeyCertificates(new CertificatesConf(cert.toFile()));
+    }
     Parameters p = new Parameters();
-    GrpcConfigKeys.TLS.setConf(p, conf);
+    GrpcConfigKeys.TLS.setConf(p, conf.build());
     return p;
   }
 

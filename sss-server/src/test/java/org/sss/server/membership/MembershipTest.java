@@ -161,6 +161,12 @@ class MembershipTest {
   }
 
   private static ClusterSpec threeNodeSpec(List<NodeListener> sockets) throws java.io.IOException {
+    return threeNodeSpec(sockets, "membership-secret", false, null);
+  }
+
+  /** Three nodes on {@code sockets}, two copies, each on a host of its own, Raft on free ports. */
+  static ClusterSpec threeNodeSpec(List<NodeListener> sockets, String secret, boolean tls, String trust)
+      throws java.io.IOException {
     List<Integer> raftPorts = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       try (ServerSocket s = new ServerSocket(0)) {
@@ -170,7 +176,7 @@ class MembershipTest {
     List<ReplicaPlacement.Location> hosts = List.of(new ReplicaPlacement.Location("a", "r"),
         new ReplicaPlacement.Location("b", "r"), new ReplicaPlacement.Location("c", "r"));
     return new ClusterSpec(EmbeddedServers.addresses(sockets, "127.0.0.1"), PartitionMap.roundRobin(12, 3),
-        "membership-secret", false, null, 2, hosts, raftPorts);
+        secret, tls, trust, 2, hosts, raftPorts);
   }
 
   /** Waits until every open server's view meets {@code wanted} and all have one epoch; returns them. */

@@ -4,13 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.X509TrustManager;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.Parameters;
@@ -28,7 +27,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.NodeAddress;
 import org.sss.core.cluster.PartitionMap;
-import org.sss.core.cluster.ReplicaPlacement;
 import org.sss.core.proto.ViewAnswer;
 import org.sss.server.EmbeddedServers;
 import org.sss.server.NodeConfig;
@@ -75,7 +73,7 @@ class RaftTlsTest {
   @Test
   void membersMeetOverMutualTls_andStrangersGetNoRequestThrough() throws Exception {
     List<NodeListener> sockets = EmbeddedServers.bindAll(3, "127.0.0.1");
-    ClusterSpec spec = tlsSpec(sockets);
+    ClusterSpec spec = MembershipTest.threeNodeSpec(sockets, "raft-tls-secret", true, cert.toString());
     List<SssServer> servers = EmbeddedServers.startAll(sockets, i -> new NodeConfig(spec, i, dir.resolve("node-" + i),
         null, NodeConfig.DEFAULT_MAX_FRAME, NodeConfig.DEFAULT_MAX_VALUE, 2, cert, key));
     try {
@@ -85,8 +83,9 @@ class RaftTlsTest {
       ClusterSpec trustingTheCluster = spec;
       List<Parameters> strangers = new ArrayList<>();
       strangers.add(null);
-      strangers.add(clientWithoutCertificate(trustingTheCluster));
-      strangers.add(clientShowing(trustingTheCluster, strangerCert, strangerKey)); // RaftTls would refuse to build it
+      X509TrustManager clusters = RaftTls.trusted(Path.of(trustingTheCluster.tlsTrust()));
+      strangers.add(RaftTls.parameters(clusters, null, null));
+      strangers.add(RaftTls.parameters(clusters, strangerCert, strangerKey)); // unchecked: the node's own check refuses it
       for (Parameters tls : strangers) {
         try (RaftClient stranger = client(spec, tls)) {
           assertThrows(Exception.class, () -> stranger.getGroupManagementApi(node0).list(),
@@ -155,19 +154,6 @@ class RaftTlsTest {
     assertEquals(0, p.waitFor(), String.join(" ", command) + ": " + output);
   }
 
-  private static ClusterSpec tlsSpec(List<NodeListener> sockets) throws IOException {
-    List<Integer> raftPorts = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      try (ServerSocket s = new ServerSocket(0)) {
-        raftPorts.add(s.getLocalPort());
-      }
-    }
-    List<ReplicaPlacement.Location> hosts = List.of(new ReplicaPlacement.Location("a", "r"),
-        new ReplicaPlacement.Location("b", "r"), new ReplicaPlacement.Location("c", "r"));
-    return new ClusterSpec(EmbeddedServers.addresses(sockets, "127.0.0.1"), PartitionMap.roundRobin(12, 3),
-        "raft-tls-secret", true, cert.toString(), 2, hosts, raftPorts);
-  }
-
   /** Every node serving on a view a majority confirmed within the last second. */
   private static void awaitConfirmed(List<SssServer> servers) throws InterruptedException {
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -181,30 +167,6 @@ class RaftTlsTest {
       Thread.sleep(100);
     }
     throw new AssertionError("the members never confirmed every view over TLS: " + views);
-  }
-
-  /** TLS trusting the cluster's certificate, showing {@code cert}. */
-  private static Parameters clientShowing(ClusterSpec spec, Path cert, Path key) {
-    Parameters p = new Parameters();
-    org.apache.ratis.grpc.GrpcConfigKeys.TLS.setConf(p, org.apache.ratis.grpc.GrpcTlsConfig.newBuilder()
-        .setPrivateKey(new org.apache.ratis.security.TlsConf.PrivateKeyConf(key.toFile()))
-        .setKeyCertificates(new org.apache.ratis.security.TlsConf.CertificatesConf(cert.toFile()))
-        .setTrustManager(new RaftTls.TrustedWithoutHostNames(RaftTls.trusted(Path.of(spec.tlsTrust()))))
-        .setMutualTls(true)
-        .setSslProvider(org.apache.ratis.thirdparty.io.netty.handler.ssl.SslProvider.JDK)
-        .build());
-    return p;
-  }
-
-  /** TLS trusting the cluster's certificate, with no certificate of its own. */
-  private static Parameters clientWithoutCertificate(ClusterSpec spec) {
-    Parameters p = new Parameters();
-    org.apache.ratis.grpc.GrpcConfigKeys.TLS.setConf(p, org.apache.ratis.grpc.GrpcTlsConfig.newBuilder()
-        .setTrustManager(new RaftTls.TrustedWithoutHostNames(RaftTls.trusted(Path.of(spec.tlsTrust()))))
-        .setMutualTls(false)
-        .setSslProvider(org.apache.ratis.thirdparty.io.netty.handler.ssl.SslProvider.JDK)
-        .build());
-    return p;
   }
 
   private static RaftClient client(ClusterSpec spec, Parameters tls) {
