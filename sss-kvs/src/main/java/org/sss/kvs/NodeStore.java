@@ -61,7 +61,7 @@ import org.sss.core.proto.TableOptions;
  */
 public final class NodeStore implements AutoCloseable {
   static {
-    RocksDB.loadLibrary();
+    RocksLibrary.load();
   }
 
   /** The bound on a node's write-ahead logs (see {@link #open}). */

@@ -3,8 +3,11 @@ package org.sss.client.cluster;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Picks ports that are free right now on loopback, for clusters of server processes started on
@@ -12,17 +15,38 @@ import java.util.List;
  * and written into the cluster file before it starts (another process may take it meanwhile; the
  * start then fails naming the node). Clusters in this JVM bind their sockets first instead (see
  * {@link EmbeddedCluster}).
+ *
+ * <p>Ports are drawn at random from below the kernel's ephemeral range
+ * ({@code net.ipv4.ip_local_port_range}), not asked of the kernel with port 0: the kernel hands
+ * ephemeral ports to every outgoing connection too, so one picked there could be taken by any
+ * client on the machine (this one's own connections included) between the pick and the node's
+ * start. Drawn at random, two clusters started at once rarely pick the same port.
  */
 final class FreePorts {
+  /** How far below the ephemeral range ports are drawn from. */
+  private static final int SPAN = 12_000;
+
   private FreePorts() {}
 
   static List<Integer> pick(int count) throws IOException {
+    int high = ephemeralLow() - 1;
+    int low = Math.max(1024, high - SPAN);
     List<ServerSocket> held = new ArrayList<>();
     List<Integer> ports = new ArrayList<>();
     try {
-      for (int i = 0; i < count; i++) {
+      for (int tries = 0; ports.size() < count && tries < 50 * count && high - low > count; tries++) {
+        int port = ThreadLocalRandom.current().nextInt(low, high + 1);
+        if (!ports.contains(port)) {
+          try {
+            held.add(new ServerSocket(port, 1, InetAddress.getLoopbackAddress()));
+            ports.add(port);
+          } catch (IOException taken) {
+            // held by something else: draw again
+          }
+        }
+      }
+      while (ports.size() < count) { // no room below the ephemeral range: the kernel's choice
         ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        s.setReuseAddress(true);
         held.add(s);
         ports.add(s.getLocalPort());
       }
@@ -32,5 +56,16 @@ final class FreePorts {
       }
     }
     return ports;
+  }
+
+  /** The first port of the kernel's ephemeral range (Linux's default when it cannot be read). */
+  private static int ephemeralLow() {
+    try {
+      // read line by line: a file of /proc says its size is 0, and readString then reads one byte
+      String range = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0).trim();
+      return Integer.parseInt(range.split("\\s+")[0]);
+    } catch (IOException | RuntimeException e) {
+      return 32768;
+    }
   }
 }

@@ -1,0 +1,80 @@
+package org.sss.kvs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+
+/**
+ * The native library is extracted into the user's cache once and loaded from there by later
+ * JVMs; a cache directory that is not the user's own is not used, and the library loads anyway.
+ * Each case runs in a JVM of its own: a JVM loads the library once.
+ */
+class RocksLibraryTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void firstJvmExtracts_laterJvmsLoadTheSameCopy() throws Exception {
+    Path cache = dir.resolve("cache");
+    assertEquals("works", run(cache));
+    List<Path> copies = libraries(cache.resolve("sss"));
+    assertEquals(1, copies.size(), "one copy: " + copies);
+    Path lib = copies.get(0);
+    assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(lib.getParent())));
+    FileTime written = Files.getLastModifiedTime(lib);
+    assertEquals("works", run(cache));
+    assertEquals(written, Files.getLastModifiedTime(lib), "the second JVM loaded the copy, not a new one");
+    assertEquals(copies, libraries(cache.resolve("sss")));
+  }
+
+  @Test
+  void aCacheOthersMayWrite_isNotUsed_andTheLibraryStillLoads() throws Exception {
+    Path cache = dir.resolve("cache");
+    Files.createDirectories(cache.resolve("sss"));
+    Files.setPosixFilePermissions(cache.resolve("sss"), PosixFilePermissions.fromString("rwxrwxrwx"));
+    assertEquals("works", run(cache));
+    assertEquals(List.of(), libraries(cache.resolve("sss")));
+  }
+
+  private static List<Path> libraries(Path root) throws Exception {
+    try (Stream<Path> files = Files.walk(root)) {
+      return files.filter(f -> f.getFileName().toString().endsWith(".so")).sorted().toList();
+    }
+  }
+
+  /** Runs {@link Probe} in a new JVM with {@code XDG_CACHE_HOME=cache}; returns what it printed. */
+  private String run(Path cache) throws Exception {
+    ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), Probe.class.getName());
+    pb.environment().put("XDG_CACHE_HOME", cache.toString());
+    pb.redirectErrorStream(true);
+    Process p = pb.start();
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the probe ends");
+    String out = new String(p.getInputStream().readAllBytes()).trim();
+    assertEquals(0, p.exitValue(), out);
+    return out;
+  }
+
+  /** Loads the library as a node does, then uses it. */
+  public static final class Probe {
+    public static void main(String[] args) throws Exception {
+      RocksLibrary.load();
+      Path db = Files.createTempDirectory("rocks-library-probe");
+      try (Options o = new Options().setCreateIfMissing(true); RocksDB rocks = RocksDB.open(o, db.toString())) {
+        rocks.put(new byte[] {1}, new byte[] {2});
+        System.out.println(rocks.get(new byte[] {1})[0] == 2 ? "works" : "wrong");
+      }
+    }
+  }
+}
