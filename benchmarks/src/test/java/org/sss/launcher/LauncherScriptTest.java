@@ -191,8 +191,8 @@ class LauncherScriptTest {
     standInMaven(dir.resolve("mvn-calls"), "exit 99");
     Path cluster = dir.resolve("cluster");
     try {
-      Run start = script(home, Map.of(), "cluster", "start", "--nodes", "2", "--dir", cluster.toString(),
-          "--heap", "128m");
+      Run start = script(home, Map.of("XDG_CACHE_HOME", dir.resolve("cache").toString()), "cluster", "start",
+          "--nodes", "2", "--dir", cluster.toString(), "--heap", "128m");
       assertEquals(0, start.status(), start::toString);
       String file = cluster.resolve("cluster.properties").toString();
 
@@ -208,9 +208,9 @@ class LauncherScriptTest {
           .toList();
       List<String> servers = serverProcesses.stream().map(p -> p.info().commandLine().orElse("")).toList();
       assertEquals(2, servers.size(), servers.toString());
-      // RocksDB's library was taken out of its JAR once, by the launcher, and the servers map
-      // that file (not a copy inflated into a temporary file at their start)
-      Path nativeDir = home.resolve("benchmarks/target/native");
+      // RocksDB's library was taken out of its JAR once, into the user's cache, and the servers
+      // map that file (not a copy inflated into a temporary file at their start)
+      Path nativeDir = dir.resolve("cache/sss");
       for (ProcessHandle p : serverProcesses) {
         String maps = Files.readString(Path.of("/proc/" + p.pid() + "/maps"));
         assertTrue(maps.lines().anyMatch(l -> l.contains(nativeDir.toString()) && l.contains("librocksdbjni")),
