@@ -5,11 +5,18 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.JarURLConnection;
 import java.net.URL;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.jar.JarEntry;
@@ -21,27 +28,32 @@ import org.rocksdb.util.Environment;
 /**
  * Loads RocksDB's native library from a copy extracted once per library build, rather than
  * from the JAR at every start. RocksJava inflates its 17 MB library into a new temporary file
- * in every JVM that uses it: about 0.2 s of CPU, a sixth of a node's start, paid by every node
- * of a cluster and by every command that runs an embedded one.
+ * in every JVM that uses it: about 0.1–0.2 s of CPU, a sixth of a node's start, paid by every
+ * node of a cluster and by every command that runs an embedded one.
  *
- * <p>The copy lives in the user's cache directory ({@code $XDG_CACHE_HOME/sss}, else
- * {@code ~/.cache/sss}), in a directory named by the library's CRC and size in the JAR, so a
- * new RocksDB version gets a copy of its own. It is written to a temporary file, checked
- * against the JAR's CRC and then renamed, so a JVM never loads a half-written copy, and JVMs
- * starting together at worst each write one. The directories are the user's own (mode 700); a
- * cache directory owned by someone else is not used. When anything about this fails (no home,
- * a read-only disk, a library not in a JAR), RocksJava's own loading runs instead: the copy
- * only saves time.
+ * <p>The copy lives in the user's cache directory ({@code $XDG_CACHE_HOME/sss} when that is an
+ * absolute path, else {@code sss} under {@code .cache} in Java's {@code user.home}), in a
+ * directory named by the library's CRC and size in the JAR, so each build of the library gets
+ * a copy of its own. It is written to a temporary file, synced, checked against the JAR's CRC
+ * and renamed, so no JVM loads a half-written copy, and JVMs starting together at worst each
+ * write one; every load checks the copy's CRC again (a few milliseconds), so a copy damaged
+ * later (a machine crash, a disk error) is written anew, not loaded. The directories are made
+ * for their user alone (mode 700); one that is not a directory of this user's, or that others
+ * may write, is not used. When anything about this fails (no home, a read-only disk, a library
+ * not in a JAR), or when {@code ROCKSDB_SHAREDLIB_DIR} names a directory of the user's own
+ * choosing, RocksJava's own loading runs instead: the copy only saves time.
  */
 public final class RocksLibrary {
   private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
+  /** A temporary copy older than this was left by a JVM that died while writing it. */
+  private static final Duration ABANDONED = Duration.ofHours(1);
 
   private RocksLibrary() {}
 
-  /** Loads the library once per JVM; later calls (and RocksJava's own) return at once. */
+  /** Loads the library once per JVM; later calls (and RocksJava's own) find it loaded. */
   public static synchronized void load() {
     try {
-      Path dir = extracted();
+      Path dir = System.getenv("ROCKSDB_SHAREDLIB_DIR") == null ? extracted() : null;
       if (dir != null) {
         RocksDB.loadLibrary(List.of(dir.toString()));
         return;
@@ -62,17 +74,21 @@ public final class RocksLibrary {
       return null;
     }
     JarURLConnection connection = (JarURLConnection) url.openConnection();
-    connection.setUseCaches(false);
+    connection.setUseCaches(false); // a JarFile of its own, closed below, not the class loader's
     try (JarFile jar = connection.getJarFile()) {
       JarEntry entry = jar.getJarEntry(connection.getEntryName());
       if (entry == null || entry.getCrc() < 0 || entry.getSize() < 0) {
         return null;
       }
-      Path dir = ownDirectory(root.resolve("rocksdbjni-" + Long.toHexString(entry.getCrc()) + "-" + entry.getSize()));
+      ownDirectory(root.getParent(), false);
+      ownDirectory(root, true);
+      Path dir = ownDirectory(root.resolve("rocksdbjni-" + Long.toHexString(entry.getCrc()) + "-" + entry.getSize()), true);
       Path lib = dir.resolve(name);
-      if (Files.isRegularFile(lib) && Files.size(lib) == entry.getSize()) {
+      if (Files.isRegularFile(lib, LinkOption.NOFOLLOW_LINKS) && Files.size(lib) == entry.getSize()
+          && crc(lib) == entry.getCrc()) {
         return dir;
       }
+      removeAbandoned(dir);
       Path partial = Files.createTempFile(dir, name, ".partial");
       try {
         CRC32 crc = new CRC32();
@@ -86,11 +102,39 @@ public final class RocksLibrary {
         if (crc.getValue() != entry.getCrc() || Files.size(partial) != entry.getSize()) {
           return null;
         }
+        try (FileChannel f = FileChannel.open(partial, StandardOpenOption.WRITE)) {
+          f.force(true); // on disk before its name says it is whole
+        }
         Files.move(partial, lib, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } finally {
         Files.deleteIfExists(partial);
       }
       return dir;
+    }
+  }
+
+  private static long crc(Path file) throws IOException {
+    CRC32 crc = new CRC32();
+    try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
+      byte[] chunk = new byte[1 << 16];
+      for (int n; (n = in.read(chunk)) > 0; ) {
+        crc.update(chunk, 0, n);
+      }
+    }
+    return crc.getValue();
+  }
+
+  /** Removes temporary copies that JVMs killed while writing them left behind. */
+  private static void removeAbandoned(Path dir) {
+    FileTime before = FileTime.from(Instant.now().minus(ABANDONED));
+    try (DirectoryStream<Path> partials = Files.newDirectoryStream(dir, "*.partial")) {
+      for (Path p : partials) {
+        if (Files.getLastModifiedTime(p, LinkOption.NOFOLLOW_LINKS).compareTo(before) < 0) {
+          Files.deleteIfExists(p);
+        }
+      }
+    } catch (IOException e) {
+      // only space: the copy is written all the same
     }
   }
 
@@ -104,17 +148,26 @@ public final class RocksLibrary {
     return home == null || home.isEmpty() || "?".equals(home) ? null : Path.of(home, ".cache", "sss");
   }
 
-  /** Makes {@code dir} (and its parent) with mode 700 if new; refuses one this user does not own. */
-  private static Path ownDirectory(Path dir) throws IOException {
-    for (Path d : List.of(dir.getParent(), dir)) {
-      if (!Files.isDirectory(d)) {
-        Files.createDirectories(d);
-        Files.setPosixFilePermissions(d, OWNER_ONLY);
+  /**
+   * Makes {@code dir} if new (mode 700 from the start, when {@code own}); refuses one that is a
+   * link, is not this user's, or that others may write.
+   */
+  private static Path ownDirectory(Path dir, boolean own) throws IOException {
+    if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+      try {
+        Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(own ? OWNER_ONLY
+            : PosixFilePermissions.fromString("rwxr-xr-x")));
+      } catch (java.nio.file.FileAlreadyExistsException raced) {
+        // another JVM made it: checked below
       }
-      if (!Files.getOwner(d).getName().equals(System.getProperty("user.name"))
-          || !Files.getPosixFilePermissions(d).equals(OWNER_ONLY)) {
-        throw new IOException(d + " is not this user's own directory");
-      }
+    }
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)
+        || !Files.getOwner(dir, LinkOption.NOFOLLOW_LINKS).getName().equals(System.getProperty("user.name"))) {
+      throw new IOException(dir + " is not a directory of this user's");
+    }
+    Set<PosixFilePermission> mode = Files.getPosixFilePermissions(dir, LinkOption.NOFOLLOW_LINKS);
+    if (mode.contains(PosixFilePermission.GROUP_WRITE) || mode.contains(PosixFilePermission.OTHERS_WRITE)) {
+      throw new IOException(dir + " may be written by others");
     }
     return dir;
   }

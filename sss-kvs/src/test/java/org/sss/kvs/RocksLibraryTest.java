@@ -27,15 +27,23 @@ class RocksLibraryTest {
   @Test
   void firstJvmExtracts_laterJvmsLoadTheSameCopy() throws Exception {
     Path cache = dir.resolve("cache");
-    assertEquals("works", run(cache));
+    assertEquals("works, from the cache", run(cache));
     List<Path> copies = libraries(cache.resolve("sss"));
     assertEquals(1, copies.size(), "one copy: " + copies);
     Path lib = copies.get(0);
     assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(lib.getParent())));
     FileTime written = Files.getLastModifiedTime(lib);
-    assertEquals("works", run(cache));
+    byte[] whole = Files.readAllBytes(lib);
+    assertEquals("works, from the cache", run(cache));
     assertEquals(written, Files.getLastModifiedTime(lib), "the second JVM loaded the copy, not a new one");
     assertEquals(copies, libraries(cache.resolve("sss")));
+
+    // a copy damaged since (its size kept) is written anew, not loaded
+    byte[] damaged = whole.clone();
+    damaged[damaged.length / 2] ^= 0x5a;
+    Files.write(lib, damaged);
+    assertEquals("works, from the cache", run(cache));
+    assertTrue(java.util.Arrays.equals(whole, Files.readAllBytes(lib)), "the damaged copy was replaced");
   }
 
   @Test
@@ -43,7 +51,7 @@ class RocksLibraryTest {
     Path cache = dir.resolve("cache");
     Files.createDirectories(cache.resolve("sss"));
     Files.setPosixFilePermissions(cache.resolve("sss"), PosixFilePermissions.fromString("rwxrwxrwx"));
-    assertEquals("works", run(cache));
+    assertEquals("works, not from the cache", run(cache));
     assertEquals(List.of(), libraries(cache.resolve("sss")));
   }
 
@@ -73,7 +81,17 @@ class RocksLibraryTest {
       Path db = Files.createTempDirectory("rocks-library-probe");
       try (Options o = new Options().setCreateIfMissing(true); RocksDB rocks = RocksDB.open(o, db.toString())) {
         rocks.put(new byte[] {1}, new byte[] {2});
-        System.out.println(rocks.get(new byte[] {1})[0] == 2 ? "works" : "wrong");
+        String cache = Path.of(System.getenv("XDG_CACHE_HOME"), "sss").toString();
+        boolean mapped = Files.readAllLines(Path.of("/proc/self/maps")).stream()
+            .anyMatch(l -> l.contains(cache) && l.contains("librocksdbjni"));
+        System.out.println((rocks.get(new byte[] {1})[0] == 2 ? "works" : "wrong")
+            + (mapped ? ", from the cache" : ", not from the cache"));
+      } finally {
+        try (Stream<Path> files = Files.walk(db)) {
+          for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            Files.delete(f);
+          }
+        }
       }
     }
   }

@@ -13,8 +13,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * Picks ports that are free right now on loopback, for clusters of server processes started on
  * this machine: a process cannot be handed a socket bound here, so its port is picked, released
  * and written into the cluster file before it starts (another process may take it meanwhile; the
- * start then fails naming the node). Clusters in this JVM bind their sockets first instead (see
- * {@link EmbeddedCluster}).
+ * start then fails naming the node). Clusters in this JVM bind their nodes' sockets first
+ * instead, and take only their membership (Raft) ports from here (see {@link EmbeddedCluster}).
  *
  * <p>Ports are drawn at random from below the kernel's ephemeral range
  * ({@code net.ipv4.ip_local_port_range}), not asked of the kernel with port 0: the kernel hands
@@ -61,7 +61,7 @@ final class FreePorts {
   /** The first port of the kernel's ephemeral range (Linux's default when it cannot be read). */
   private static int ephemeralLow() {
     try {
-      // read line by line: a file of /proc says its size is 0, and readString then reads one byte
+      // read line by line: Files.readString of this file returned its first byte alone (JDK 17)
       String range = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0).trim();
       return Integer.parseInt(range.split("\\s+")[0]);
     } catch (IOException | RuntimeException e) {

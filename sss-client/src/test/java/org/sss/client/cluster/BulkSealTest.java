@@ -59,11 +59,22 @@ class BulkSealTest {
     }
   }
 
-  /** Waits until the writer has nothing unacknowledged (with one copy, acknowledged() counts per batch). */
+  /**
+   * Waits until at least {@code pairs} are acknowledged and no more come for a while: every batch
+   * sent has its answer (a batch still on its way to a node killed next would fail the writer
+   * with the lost connection instead of the seal's finding).
+   */
   static void awaitAcknowledged(BulkWriter w, long pairs) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (w.acknowledged() < pairs) {
+    long seen = -1;
+    long sameSince = System.nanoTime();
+    while (w.acknowledged() < pairs || System.nanoTime() - sameSince < TimeUnit.MILLISECONDS.toNanos(1_500)) {
       assertTrue(System.nanoTime() < deadline, () -> "acknowledged " + w.acknowledged() + " of " + pairs);
+      long now = w.acknowledged();
+      if (now != seen) {
+        seen = now;
+        sameSince = System.nanoTime();
+      }
       Thread.sleep(20);
     }
   }
@@ -104,7 +115,7 @@ class BulkSealTest {
       w.flush(); // second seal, after every node restarted
       write(w, 40_000, 60_000);
       // with one copy a batch counts as acknowledged when its node answered: sent, not yet sealed
-      awaitAcknowledged(w, 60_000 - 4L * 3 * 200); // at most a few batches per node still buffered
+      awaitAcknowledged(w, 60_000 - 4L * 3 * 200); // all but what is still buffered (a batch per node)
       cluster.kill(VICTIM);
       cluster = LocalProcessCluster.start(dir, 3, 12, 1, "256m");
       SssException e = assertThrows(SssException.class, w::close);

@@ -19,7 +19,8 @@ class FreePortsTest {
     List<Integer> ports = FreePorts.pick(40);
     assertEquals(40, new HashSet<>(ports).size(), "distinct: " + ports);
     for (int port : ports) {
-      assertTrue(port >= 1024 && port < ephemeralLow, port + " is below " + ephemeralLow);
+      // below the ephemeral range, unless it leaves too little room (then the kernel's choice)
+      assertTrue(ephemeralLow < 1024 + 1000 || port >= 1024 && port < ephemeralLow, port + " is below " + ephemeralLow);
       try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
         assertEquals(port, s.getLocalPort());
       }
