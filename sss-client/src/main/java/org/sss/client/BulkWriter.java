@@ -565,6 +565,15 @@ public final class BulkWriter implements AutoCloseable {
     return counts;
   }
 
+  /** The batches sent and not yet answered, over every node (see {@code ClientInternals}). */
+  int batchesInFlight() {
+    int n = 0;
+    for (Map<CompletableFuture<?>, Long> sent : pending) {
+      n += sent.size();
+    }
+    return n;
+  }
+
   /** Pairs the servers have acknowledged so far. */
   public long acknowledged() {
     return acknowledged.get();

@@ -112,6 +112,11 @@ public final class SssClient implements AutoCloseable {
       public ViewAnswer view(SssClient client) {
         return client.wireView(client.timeout);
       }
+
+      @Override
+      public int batchesInFlight(BulkWriter writer) {
+        return writer.batchesInFlight();
+      }
     });
   }
 

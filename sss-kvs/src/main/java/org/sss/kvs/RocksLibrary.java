@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
@@ -28,8 +29,8 @@ import org.rocksdb.util.Environment;
 /**
  * Loads RocksDB's native library from a copy extracted once per library build, rather than
  * from the JAR at every start. RocksJava inflates its 17 MB library into a new temporary file
- * in every JVM that uses it: about 0.1–0.2 s of CPU, a sixth of a node's start, paid by every
- * node of a cluster and by every command that runs an embedded one.
+ * in every JVM that uses it: about a tenth of a second (docs/operations.md), paid by every node
+ * of a cluster at every start and by every command that runs an embedded one.
  *
  * <p>The copy lives in the user's cache directory ({@code $XDG_CACHE_HOME/sss} when that is an
  * absolute path, else {@code sss} under {@code .cache} in Java's {@code user.home}), in a
@@ -38,8 +39,8 @@ import org.rocksdb.util.Environment;
  * and renamed, so no JVM loads a half-written copy, and JVMs starting together at worst each
  * write one; every load checks the copy's CRC again (a few milliseconds), so a copy damaged
  * later (a machine crash, a disk error) is written anew, not loaded. The directories are made
- * for their user alone (mode 700); one that is not a directory of this user's, or that others
- * may write, is not used. When anything about this fails (no home, a read-only disk, a library
+ * for their user alone (mode 700); one that is a link, is not this user's, or that others may
+ * write is not used. When anything about this fails (no home, a read-only disk, a library
  * not in a JAR), or when {@code ROCKSDB_SHAREDLIB_DIR} names a directory of the user's own
  * choosing, RocksJava's own loading runs instead: the copy only saves time.
  */
@@ -58,8 +59,9 @@ public final class RocksLibrary {
         RocksDB.loadLibrary(List.of(dir.toString()));
         return;
       }
-    } catch (IOException | RuntimeException | UnsatisfiedLinkError e) {
-      // fall through: RocksJava extracts its own temporary copy
+    } catch (IOException | RuntimeException | LinkageError e) {
+      org.slf4j.LoggerFactory.getLogger(RocksLibrary.class).debug("RocksDB's library not loaded from the cache: {}",
+          e.toString()); // RocksJava extracts its own temporary copy, as it always did
     }
     RocksDB.loadLibrary();
   }
@@ -80,15 +82,15 @@ public final class RocksLibrary {
       if (entry == null || entry.getCrc() < 0 || entry.getSize() < 0) {
         return null;
       }
-      ownDirectory(root.getParent(), false);
-      ownDirectory(root, true);
-      Path dir = ownDirectory(root.resolve("rocksdbjni-" + Long.toHexString(entry.getCrc()) + "-" + entry.getSize()), true);
+      Files.createDirectories(root.getParent(), PosixFilePermissions.asFileAttribute(OWNER_ONLY)); // as XDG asks
+      ownDirectory(root);
+      Path dir = ownDirectory(root.resolve("rocksdbjni-" + Long.toHexString(entry.getCrc()) + "-" + entry.getSize()));
       Path lib = dir.resolve(name);
+      removeAbandoned(dir);
       if (Files.isRegularFile(lib, LinkOption.NOFOLLOW_LINKS) && Files.size(lib) == entry.getSize()
           && crc(lib) == entry.getCrc()) {
         return dir;
       }
-      removeAbandoned(dir);
       Path partial = Files.createTempFile(dir, name, ".partial");
       try {
         CRC32 crc = new CRC32();
@@ -149,26 +151,28 @@ public final class RocksLibrary {
   }
 
   /**
-   * Makes {@code dir} if new (mode 700 from the start, when {@code own}); refuses one that is a
-   * link, is not this user's, or that others may write.
+   * Makes {@code dir} if new (mode 700 from the start); refuses one that is a link, is not this
+   * user's, or that others may write (its group too, unless that is the user's own group, as
+   * where every user has a group of their own and a umask of 002).
    */
-  private static Path ownDirectory(Path dir, boolean own) throws IOException {
+  private static Path ownDirectory(Path dir) throws IOException {
     if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
       try {
-        Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(own ? OWNER_ONLY
-            : PosixFilePermissions.fromString("rwxr-xr-x")));
+        Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
       } catch (java.nio.file.FileAlreadyExistsException raced) {
         // another JVM made it: checked below
       }
     }
-    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)
-        || !Files.getOwner(dir, LinkOption.NOFOLLOW_LINKS).getName().equals(System.getProperty("user.name"))) {
+    String user = System.getProperty("user.name");
+    PosixFileAttributes a = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    if (!a.isDirectory() || !a.owner().getName().equals(user)) {
       throw new IOException(dir + " is not a directory of this user's");
     }
-    Set<PosixFilePermission> mode = Files.getPosixFilePermissions(dir, LinkOption.NOFOLLOW_LINKS);
-    if (mode.contains(PosixFilePermission.GROUP_WRITE) || mode.contains(PosixFilePermission.OTHERS_WRITE)) {
+    if (a.permissions().contains(PosixFilePermission.OTHERS_WRITE)
+        || a.permissions().contains(PosixFilePermission.GROUP_WRITE) && !a.group().getName().equals(user)) {
       throw new IOException(dir + " may be written by others");
     }
     return dir;
   }
+
 }

@@ -17,19 +17,21 @@ import java.util.concurrent.ThreadLocalRandom;
  * instead, and take only their membership (Raft) ports from here (see {@link EmbeddedCluster}).
  *
  * <p>Ports are drawn at random from below the kernel's ephemeral range
- * ({@code net.ipv4.ip_local_port_range}), not asked of the kernel with port 0: the kernel hands
+ * ({@code net.ipv4.ip_local_port_range}) and below 30000, not asked of the kernel with port 0: the kernel hands
  * ephemeral ports to every outgoing connection too, so one picked there could be taken by any
  * client on the machine (this one's own connections included) between the pick and the node's
  * start. Drawn at random, two clusters started at once rarely pick the same port.
  */
 final class FreePorts {
-  /** How far below the ephemeral range ports are drawn from. */
-  private static final int SPAN = 12_000;
+  /** How many ports the draw may choose from. */
+  private static final int SPAN = 10_000;
+  /** The highest port drawn: Kubernetes gives its node ports 30000-32767. */
+  private static final int HIGHEST = 29_999;
 
   private FreePorts() {}
 
   static List<Integer> pick(int count) throws IOException {
-    int high = ephemeralLow() - 1;
+    int high = Math.min(ephemeralLow() - 1, HIGHEST);
     int low = Math.max(1024, high - SPAN);
     List<ServerSocket> held = new ArrayList<>();
     List<Integer> ports = new ArrayList<>();

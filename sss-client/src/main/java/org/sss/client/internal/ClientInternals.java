@@ -18,6 +18,8 @@ public final class ClientInternals {
     NodeChannels channels(SssClient client);
 
     ViewAnswer view(SssClient client);
+
+    int batchesInFlight(org.sss.client.BulkWriter writer);
   }
 
   private static volatile Access access;
@@ -40,6 +42,12 @@ public final class ClientInternals {
   /** The membership the nodes decided, as the wire carries it (see {@link SssClient#view()}). */
   public static ViewAnswer view(SssClient client) {
     return access(client).view(client);
+  }
+
+  /** The batches a bulk writer has sent and not yet had answered (a drill kills a node only when none is). */
+  public static int batchesInFlight(org.sss.client.BulkWriter writer) {
+    Objects.requireNonNull(writer, "writer"); // made by a client: its class initializer installed the access
+    return access.batchesInFlight(writer);
   }
 
   private static Access access(SssClient client) {

@@ -51,6 +51,11 @@ class ClientInternalsTest {
       public ViewAnswer view(SssClient client) {
         return null;
       }
+
+      @Override
+      public int batchesInFlight(org.sss.client.BulkWriter writer) {
+        return 0;
+      }
     }));
     assertThrows(NullPointerException.class, () -> ClientInternals.channels(null));
   }
