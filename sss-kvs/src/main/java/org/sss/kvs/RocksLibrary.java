@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.zip.CRC32;
+import java.util.zip.CheckedInputStream;
 import org.rocksdb.RocksDB;
 import org.rocksdb.util.Environment;
 
@@ -93,15 +94,10 @@ public final class RocksLibrary {
       }
       Path partial = Files.createTempFile(dir, name, ".partial");
       try {
-        CRC32 crc = new CRC32();
-        try (InputStream in = jar.getInputStream(entry); OutputStream out = Files.newOutputStream(partial)) {
-          byte[] chunk = new byte[1 << 16];
-          for (int n; (n = in.read(chunk)) > 0; ) {
-            crc.update(chunk, 0, n);
-            out.write(chunk, 0, n);
-          }
+        try (InputStream in = jar.getInputStream(entry)) {
+          Files.copy(in, partial, StandardCopyOption.REPLACE_EXISTING);
         }
-        if (crc.getValue() != entry.getCrc() || Files.size(partial) != entry.getSize()) {
+        if (Files.size(partial) != entry.getSize() || crc(partial) != entry.getCrc()) {
           return null;
         }
         try (FileChannel f = FileChannel.open(partial, StandardOpenOption.WRITE)) {
@@ -116,14 +112,11 @@ public final class RocksLibrary {
   }
 
   private static long crc(Path file) throws IOException {
-    CRC32 crc = new CRC32();
-    try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
-      byte[] chunk = new byte[1 << 16];
-      for (int n; (n = in.read(chunk)) > 0; ) {
-        crc.update(chunk, 0, n);
-      }
+    try (CheckedInputStream in = new CheckedInputStream(Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS),
+        new CRC32())) {
+      in.transferTo(OutputStream.nullOutputStream());
+      return in.getChecksum().getValue();
     }
-    return crc.getValue();
   }
 
   /** Removes temporary copies that JVMs killed while writing them left behind. */
@@ -174,5 +167,4 @@ public final class RocksLibrary {
     }
     return dir;
   }
-
 }
