@@ -24,11 +24,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.Cache;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
+import org.rocksdb.HyperClockCache;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -152,6 +155,9 @@ public final class NodeStore implements AutoCloseable {
    * so that its group (a backup or monitoring account) can read it.
    */
   public static NodeStore open(Path dir, boolean groupReadable) {
+    if (BLOCK_BYTES_REFUSED != null) {
+      throw new IllegalArgumentException(BLOCK_BYTES_REFUSED);
+    }
     try {
       Files.createDirectories(dir);
       keepPrivate(dir, groupReadable);
@@ -310,9 +316,67 @@ public final class NodeStore implements AutoCloseable {
     };
   }
 
+  /**
+   * The size of a table's SST blocks before compression: 64 KiB (HBase's default), not RocksDB's
+   * 4 KiB, since SSS reads tables mostly whole (map tasks, dumps, scans): the table of 1 GiB of
+   * text takes about half the disk (LZ4 finds more to share in a larger block), and WordCount
+   * over it and a dump run faster; a read of a random key whose block is not cached costs more.
+   * Measured in benchmarks/results/edges/block-size.md. The system property
+   * {@code sss.block.bytes} sets another size for the files a node writes from then on.
+   */
+  static final long BLOCK_BYTES;
+  private static final String BLOCK_BYTES_PROPERTY = "sss.block.bytes";
+  private static final long MAX_BLOCK_BYTES = 1 << 20;
+  /** Why {@code sss.block.bytes} was not taken, or null: {@link #open} refuses to start then. */
+  private static final String BLOCK_BYTES_REFUSED;
+
+  static {
+    String setting = System.getProperty(BLOCK_BYTES_PROPERTY);
+    long bytes = 64 << 10;
+    String refused = null;
+    if (setting != null) {
+      try {
+        bytes = Long.parseLong(setting.trim());
+      } catch (NumberFormatException e) {
+        bytes = -1;
+      }
+      if (bytes < 1024 || bytes > MAX_BLOCK_BYTES) {
+        refused = BLOCK_BYTES_PROPERTY + "=" + setting + ": a table's SST blocks hold from 1024 to " + MAX_BLOCK_BYTES
+            + " bytes (a number of bytes; a scan merging many sorted runs holds a block of each)";
+        bytes = 64 << 10;
+      }
+    }
+    BLOCK_BYTES = bytes;
+    BLOCK_BYTES_REFUSED = refused;
+  }
+
+  /**
+   * The block cache each table's column family gets: RocksDB's own default (32 MiB, hyper clock,
+   * per column family), set explicitly since a table format given through RocksJava otherwise
+   * comes with an 8 MiB LRU cache.
+   */
+  static final long BLOCK_CACHE_BYTES = 32L << 20;
+
+  /**
+   * The SST files' format of every table: {@link #BLOCK_BYTES} blocks, the rest RocksDB's
+   * defaults (RocksJava's {@code uniformCvThreshold} differs from the C++ default and is put
+   * back). No block cache: the caller sets one where the files are read.
+   */
+  static BlockBasedTableConfig tableFormat() {
+    return new BlockBasedTableConfig().setBlockSize(BLOCK_BYTES).setUniformCvThreshold(-1);
+  }
+
+  /** Sets the table format with a block cache of its own on a table's column family options. */
+  private static ColumnFamilyOptions withTableFormat(ColumnFamilyOptions cf) {
+    // the options keep their own reference to the cache: this one may go
+    try (Cache cache = new HyperClockCache(BLOCK_CACHE_BYTES, 0, -1, false)) {
+      return cf.setTableFormatConfig(tableFormat().setBlockCache(cache));
+    }
+  }
+
   /** RocksDB's options for a table's column family; only {@link SpareFamilies#profileOf} fields count. */
   static ColumnFamilyOptions columnFamilyOptions(TableOptions options) {
-    ColumnFamilyOptions cf = new ColumnFamilyOptions()
+    ColumnFamilyOptions cf = withTableFormat(new ColumnFamilyOptions())
         .setCompressionType(compressionOf(options))
         .setWriteBufferSize(64L << 20)
         .setMaxWriteBufferNumber(4)

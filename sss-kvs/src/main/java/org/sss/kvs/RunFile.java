@@ -65,7 +65,8 @@ public final class RunFile implements AutoCloseable {
 
   RunFile(StoreTable table, boolean sealFirst) {
     this.table = table;
-    this.opts = new Options().setCompressionType(NodeStore.compressionOf(table.options()));
+    this.opts = new Options().setTableFormatConfig(NodeStore.tableFormat().setNoBlockCache(true)) // it only writes
+        .setCompressionType(NodeStore.compressionOf(table.options()));
     this.sealFirst = sealFirst;
     SstFileWriter w = null;
     try {

@@ -43,7 +43,8 @@ import org.sss.core.proto.TableOptions;
  * A spare is named {@code #spare-<random>} ('#' is not legal in table names, so spares never
  * collide with tables) and recorded in the catalog under {@code spare/<family>} with its
  * profile, so it is reopened with the right options and reused after a restart. A spare whose
- * entry was lost (a crash right after creating it) has no owner at open and is dropped.
+ * entry was lost (a crash right after creating it, or a refill whose call failed midway, which
+ * returns no handle for the families it did make) has no owner at open and is dropped.
  */
 final class SpareFamilies implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SpareFamilies.class);
