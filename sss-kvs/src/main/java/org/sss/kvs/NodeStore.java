@@ -320,7 +320,7 @@ public final class NodeStore implements AutoCloseable {
    * The size of a table's SST blocks before compression: 64 KiB (HBase's default), not RocksDB's
    * 4 KiB, since SSS reads tables mostly whole (map tasks, dumps, scans): the table of 1 GiB of
    * text takes about half the disk (LZ4 finds more to share in a larger block), and WordCount
-   * over it and a dump run faster; a read of a random key whose block is not cached costs more.
+   * over it and a dump run faster; a batched read of random keys whose blocks are not cached costs more.
    * Measured in benchmarks/results/edges/block-size.md. The system property
    * {@code sss.block.bytes} sets another size for the files a node writes from then on.
    */

@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
+import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteOptions;
@@ -209,21 +209,22 @@ final class SpareFamilies implements AutoCloseable {
    * its nodes' spares one by one).
    */
   private void create(TableOptions profile, int count) {
-    List<byte[]> names = new ArrayList<>(count);
+    // options of its own for each family: each has its own block cache, as a table created alone has
+    List<ColumnFamilyDescriptor> families = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      names.add((NAME_PREFIX + HexFormat.of().formatHex(randomBytes())).getBytes(StandardCharsets.UTF_8));
+      byte[] name = (NAME_PREFIX + HexFormat.of().formatHex(randomBytes())).getBytes(StandardCharsets.UTF_8);
+      families.add(new ColumnFamilyDescriptor(name, NodeStore.columnFamilyOptions(profile)));
     }
     List<Spare> made = new ArrayList<>(count);
-    try (ColumnFamilyOptions options = NodeStore.columnFamilyOptions(profile);
-         WriteOptions noSync = new WriteOptions()) {
+    try (WriteOptions noSync = new WriteOptions()) {
       synchronized (this) {
         if (closed) {
           return;
         }
       }
-      List<ColumnFamilyHandle> handles = db.createColumnFamilies(options, names);
-      for (int i = 0; i < handles.size(); i++) { // in the order of the names
-        made.add(new Spare(new String(names.get(i), StandardCharsets.UTF_8), handles.get(i)));
+      List<ColumnFamilyHandle> handles = db.createColumnFamilies(families);
+      for (int i = 0; i < handles.size(); i++) { // in the order of the descriptors
+        made.add(new Spare(new String(families.get(i).getName(), StandardCharsets.UTF_8), handles.get(i)));
       }
       for (Spare spare : made) {
         db.put(catalog, noSync, catalogKey(spare.family()), profile.toByteArray());
@@ -231,6 +232,7 @@ final class SpareFamilies implements AutoCloseable {
     } catch (RocksDBException e) {
       LOG.warn("creating spare column families failed: {}", e.getMessage());
     } finally {
+      families.forEach(f -> f.getOptions().close()); // RocksDB copied them
       synchronized (this) {
         creating.merge(profile, -count, Integer::sum);
         for (Spare spare : made) {
