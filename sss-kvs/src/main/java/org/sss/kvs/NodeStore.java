@@ -326,28 +326,26 @@ public final class NodeStore implements AutoCloseable {
    */
   static final long BLOCK_BYTES;
   private static final String BLOCK_BYTES_PROPERTY = "sss.block.bytes";
+  private static final long DEFAULT_BLOCK_BYTES = 64 << 10;
   private static final long MAX_BLOCK_BYTES = 1 << 20;
   /** Why {@code sss.block.bytes} was not taken, or null: {@link #open} refuses to start then. */
   private static final String BLOCK_BYTES_REFUSED;
 
   static {
     String setting = System.getProperty(BLOCK_BYTES_PROPERTY);
-    long bytes = 64 << 10;
-    String refused = null;
-    if (setting != null) {
-      try {
-        bytes = Long.parseLong(setting.trim());
-      } catch (NumberFormatException e) {
-        bytes = -1;
-      }
-      if (bytes < 1024 || bytes > MAX_BLOCK_BYTES) {
-        refused = BLOCK_BYTES_PROPERTY + "=" + setting + ": a table's SST blocks hold from 1024 to " + MAX_BLOCK_BYTES
-            + " bytes (a number of bytes; a scan merging many sorted runs holds a block of each)";
-        bytes = 64 << 10;
-      }
+    long bytes = setting == null ? DEFAULT_BLOCK_BYTES : bytesOrZero(setting);
+    boolean taken = bytes >= 1024 && bytes <= MAX_BLOCK_BYTES;
+    BLOCK_BYTES = taken ? bytes : DEFAULT_BLOCK_BYTES;
+    BLOCK_BYTES_REFUSED = taken ? null : BLOCK_BYTES_PROPERTY + "=" + setting + ": a table's SST blocks hold from 1024"
+        + " to " + MAX_BLOCK_BYTES + " bytes (a number of bytes; a scan merging many sorted runs holds a block of each)";
+  }
+
+  private static long bytesOrZero(String setting) {
+    try {
+      return Long.parseLong(setting.trim());
+    } catch (NumberFormatException e) {
+      return 0;
     }
-    BLOCK_BYTES = bytes;
-    BLOCK_BYTES_REFUSED = refused;
   }
 
   /**
@@ -355,7 +353,7 @@ public final class NodeStore implements AutoCloseable {
    * per column family), set explicitly since a table format given through RocksJava otherwise
    * comes with an 8 MiB LRU cache.
    */
-  static final long BLOCK_CACHE_BYTES = 32L << 20;
+  private static final long BLOCK_CACHE_BYTES = 32L << 20;
 
   /**
    * The SST files' format of every table: {@link #BLOCK_BYTES} blocks, the rest RocksDB's

@@ -7,6 +7,7 @@ import java.net.JarURLConnection;
 import java.net.URL;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -26,6 +27,7 @@ import java.util.zip.CRC32;
 import java.util.zip.CheckedInputStream;
 import org.rocksdb.RocksDB;
 import org.rocksdb.util.Environment;
+import org.slf4j.LoggerFactory;
 
 /**
  * Loads RocksDB's native library from a copy extracted once per library build, rather than
@@ -61,7 +63,7 @@ public final class RocksLibrary {
         return;
       }
     } catch (IOException | RuntimeException | LinkageError e) {
-      org.slf4j.LoggerFactory.getLogger(RocksLibrary.class).debug("RocksDB's library not loaded from the cache: {}",
+      LoggerFactory.getLogger(RocksLibrary.class).debug("RocksDB's library not loaded from the cache: {}",
           e.toString()); // RocksJava extracts its own temporary copy, as it always did
     }
     RocksDB.loadLibrary();
@@ -152,7 +154,7 @@ public final class RocksLibrary {
     if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
       try {
         Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
-      } catch (java.nio.file.FileAlreadyExistsException raced) {
+      } catch (FileAlreadyExistsException raced) {
         // another JVM made it: checked below
       }
     }

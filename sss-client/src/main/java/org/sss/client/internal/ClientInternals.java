@@ -1,6 +1,7 @@
 package org.sss.client.internal;
 
 import java.util.Objects;
+import org.sss.client.BulkWriter;
 import org.sss.client.SssClient;
 import org.sss.core.proto.ViewAnswer;
 
@@ -19,7 +20,7 @@ public final class ClientInternals {
 
     ViewAnswer view(SssClient client);
 
-    int batchesInFlight(org.sss.client.BulkWriter writer);
+    int batchesInFlight(BulkWriter writer);
   }
 
   private static volatile Access access;
@@ -45,7 +46,7 @@ public final class ClientInternals {
   }
 
   /** The batches a bulk writer has sent and not yet had answered (a drill kills a node only when none is). */
-  public static int batchesInFlight(org.sss.client.BulkWriter writer) {
+  public static int batchesInFlight(BulkWriter writer) {
     Objects.requireNonNull(writer, "writer"); // made by a client: its class initializer installed the access
     return access.batchesInFlight(writer);
   }
