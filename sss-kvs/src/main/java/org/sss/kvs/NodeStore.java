@@ -93,6 +93,8 @@ public final class NodeStore implements AutoCloseable {
   private final RocksDB db;
   private final DBOptions dbOptions;
   private final ColumnFamilyHandle catalog;
+  /** The block cache every table of this node reads through ({@link #BLOCK_CACHE_BYTES}). */
+  private final Cache blockCache;
   private final Map<String, StoreTable> tables = new ConcurrentHashMap<>();
   private final Object ddlLock = new Object();
   private final Map<String, CompletableFuture<Void>> pendingDrops = new ConcurrentHashMap<>();
@@ -123,7 +125,7 @@ public final class NodeStore implements AutoCloseable {
   private record Reservation(String jobId, String table, boolean replaces) {}
 
   private NodeStore(Path dir, boolean openedAfterFlushedClose, UnsealedMarks marks, RocksDB db,
-                    DBOptions dbOptions, ColumnFamilyHandle catalog) throws IOException {
+                    DBOptions dbOptions, ColumnFamilyHandle catalog, Cache blockCache) throws IOException {
     this.dir = dir;
     this.openedAfterFlushedClose = openedAfterFlushedClose;
     this.marks = marks;
@@ -131,7 +133,8 @@ public final class NodeStore implements AutoCloseable {
     this.db = db;
     this.dbOptions = dbOptions;
     this.catalog = catalog;
-    this.spares = new SpareFamilies(db, catalog, background);
+    this.blockCache = blockCache;
+    this.spares = new SpareFamilies(db, catalog, blockCache, background);
   }
 
   /** What the catalog records: tables, the family of each table not in its own, and spares. */
@@ -155,9 +158,12 @@ public final class NodeStore implements AutoCloseable {
    * so that its group (a backup or monitoring account) can read it.
    */
   public static NodeStore open(Path dir, boolean groupReadable) {
-    if (BLOCK_BYTES_REFUSED != null) {
-      throw new IllegalArgumentException(BLOCK_BYTES_REFUSED);
+    for (SizeSetting size : List.of(BLOCK_SIZE, BLOCK_CACHE_SIZE)) {
+      if (size.refused() != null) {
+        throw new IllegalArgumentException(size.refused());
+      }
     }
+    Cache blockCache = null;
     try {
       Files.createDirectories(dir);
       keepPrivate(dir, groupReadable);
@@ -187,6 +193,7 @@ public final class NodeStore implements AutoCloseable {
           // flushes the tables holding the oldest log, the catalog included.
           .setMaxTotalWalSize(MAX_TOTAL_WAL_BYTES);
       Catalog catalog = readCatalog(dbDir, families);
+      blockCache = newBlockCache();
       Map<String, String> owners = catalog.ownerByFamily();
       List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
       descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, new ColumnFamilyOptions()));
@@ -198,13 +205,13 @@ public final class NodeStore implements AutoCloseable {
           String owner = owners.get(family);
           TableOptions options = owner != null ? catalog.tables().get(owner)
               : catalog.spares().getOrDefault(family, TableOptions.getDefaultInstance());
-          descriptors.add(new ColumnFamilyDescriptor(f, columnFamilyOptions(options)));
+          descriptors.add(new ColumnFamilyDescriptor(f, columnFamilyOptions(options, blockCache)));
         }
       }
       List<ColumnFamilyHandle> handles = new ArrayList<>();
       RocksDB db = RocksDB.open(dbOptions, dbDir.toString(), descriptors, handles);
       NodeStore store = new NodeStore(dir, flushedClose, new UnsealedMarks(dir.resolve(UNSEALED)), db, dbOptions,
-          handles.get(0));
+          handles.get(0), blockCache);
       for (int i = 0; i < names.size(); i++) {
         String family = names.get(i);
         ColumnFamilyHandle h = handles.get(i + 1);
@@ -231,6 +238,9 @@ public final class NodeStore implements AutoCloseable {
       }
       return store;
     } catch (RocksDBException | IOException e) {
+      if (blockCache != null) {
+        blockCache.close();
+      }
       throw new StoreException(ErrorCode.STORAGE_ERROR, "cannot open the store in " + dir + ": "
           + e.getMessage(), e);
     }
@@ -325,35 +335,24 @@ public final class NodeStore implements AutoCloseable {
    * {@code sss.block.bytes} sets another size for the files a node writes from then on.
    */
   static final long BLOCK_BYTES;
-  private static final String BLOCK_BYTES_PROPERTY = "sss.block.bytes";
-  private static final long DEFAULT_BLOCK_BYTES = 64 << 10;
-  private static final long MAX_BLOCK_BYTES = 1 << 20;
-  /** Why {@code sss.block.bytes} was not taken, or null: {@link #open} refuses to start then. */
-  private static final String BLOCK_BYTES_REFUSED;
-
-  static {
-    String setting = System.getProperty(BLOCK_BYTES_PROPERTY);
-    long bytes = setting == null ? DEFAULT_BLOCK_BYTES : bytesOrZero(setting);
-    boolean taken = bytes >= 1024 && bytes <= MAX_BLOCK_BYTES;
-    BLOCK_BYTES = taken ? bytes : DEFAULT_BLOCK_BYTES;
-    BLOCK_BYTES_REFUSED = taken ? null : BLOCK_BYTES_PROPERTY + "=" + setting + ": a table's SST blocks hold from 1024"
-        + " to " + MAX_BLOCK_BYTES + " bytes (a number of bytes; a scan merging many sorted runs holds a block of each)";
-  }
-
-  private static long bytesOrZero(String setting) {
-    try {
-      return Long.parseLong(setting.trim());
-    } catch (NumberFormatException e) {
-      return 0;
-    }
-  }
+  private static final SizeSetting BLOCK_SIZE = SizeSetting.read("sss.block.bytes", 64 << 10, 1024, 1 << 20,
+      "a table's SST blocks hold"); // a scan merging many sorted runs holds a block of each
 
   /**
-   * The block cache each table's column family gets: RocksDB's own default (32 MiB, hyper clock,
-   * per column family), set explicitly since a table format given through RocksJava otherwise
-   * comes with an 8 MiB LRU cache.
+   * The block cache a node's tables share, outside the heap: 256 MiB unless the system property
+   * {@code sss.block.cache.bytes} says otherwise. One per node rather than RocksDB's default of
+   * 32 MiB per column family, so that a node's cache memory is bounded whatever number of tables
+   * (and spare column families) it holds, and a table read by key gets the cache the others
+   * leave unused. Scans do not fill it (see {@code RangeCursor}): it holds what gets read.
    */
-  private static final long BLOCK_CACHE_BYTES = 32L << 20;
+  static final long BLOCK_CACHE_BYTES;
+  private static final SizeSetting BLOCK_CACHE_SIZE = SizeSetting.read("sss.block.cache.bytes", 256L << 20,
+      1L << 20, 1L << 40, "a node's block cache holds");
+
+  static {
+    BLOCK_BYTES = BLOCK_SIZE.bytes();
+    BLOCK_CACHE_BYTES = BLOCK_CACHE_SIZE.bytes();
+  }
 
   /**
    * The SST files' format of every table: {@link #BLOCK_BYTES} blocks, the rest RocksDB's
@@ -364,17 +363,21 @@ public final class NodeStore implements AutoCloseable {
     return new BlockBasedTableConfig().setBlockSize(BLOCK_BYTES).setUniformCvThreshold(-1);
   }
 
-  /** Sets the table format with a block cache of its own on a table's column family options. */
-  private static ColumnFamilyOptions withTableFormat(ColumnFamilyOptions cf) {
-    // the options keep their own reference to the cache: this one may go
-    try (Cache cache = new HyperClockCache(BLOCK_CACHE_BYTES, 0, -1, false)) {
-      return cf.setTableFormatConfig(tableFormat().setBlockCache(cache));
-    }
+  /**
+   * A new node's block cache: hyper clock, RocksDB's default kind (its entries' size estimated
+   * as they come, 0; shards and strictness as RocksDB chooses).
+   */
+  static Cache newBlockCache() {
+    return new HyperClockCache(BLOCK_CACHE_BYTES, 0, -1, false);
   }
 
-  /** RocksDB's options for a table's column family; only {@link SpareFamilies#profileOf} fields count. */
-  static ColumnFamilyOptions columnFamilyOptions(TableOptions options) {
-    ColumnFamilyOptions cf = withTableFormat(new ColumnFamilyOptions())
+  /**
+   * RocksDB's options for a table's column family, reading through the node's {@code blockCache};
+   * only {@link SpareFamilies#profileOf} fields count.
+   */
+  static ColumnFamilyOptions columnFamilyOptions(TableOptions options, Cache blockCache) {
+    ColumnFamilyOptions cf = new ColumnFamilyOptions()
+        .setTableFormatConfig(tableFormat().setBlockCache(blockCache))
         .setCompressionType(compressionOf(options))
         .setWriteBufferSize(64L << 20)
         .setMaxWriteBufferNumber(4)
@@ -444,7 +447,7 @@ public final class NodeStore implements AutoCloseable {
           entry.put(catalog, familyKey(name), spare.family().getBytes(StandardCharsets.UTF_8));
         } else {
           awaitPendingDrop(name);
-          try (ColumnFamilyOptions cfOptions = columnFamilyOptions(options)) {
+          try (ColumnFamilyOptions cfOptions = columnFamilyOptions(options, blockCache)) {
             h = db.createColumnFamily(new ColumnFamilyDescriptor(name.getBytes(StandardCharsets.UTF_8), cfOptions));
           }
         }
@@ -945,6 +948,7 @@ public final class NodeStore implements AutoCloseable {
       catalog.close();
       db.close();
       dbOptions.close();
+      blockCache.close();
     }
   }
 }

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
+import org.rocksdb.Cache;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDB;
@@ -62,14 +63,16 @@ final class SpareFamilies implements AutoCloseable {
 
   private final RocksDB db;
   private final ColumnFamilyHandle catalog;
+  private final Cache blockCache;
   private final ExecutorService background;
   private final Map<TableOptions, Deque<Spare>> ready = new HashMap<>();
   private final Map<TableOptions, Integer> creating = new HashMap<>();
   private boolean closed;
 
-  SpareFamilies(RocksDB db, ColumnFamilyHandle catalog, ExecutorService background) {
+  SpareFamilies(RocksDB db, ColumnFamilyHandle catalog, Cache blockCache, ExecutorService background) {
     this.db = db;
     this.catalog = catalog;
+    this.blockCache = blockCache;
     this.background = background;
   }
 
@@ -209,11 +212,11 @@ final class SpareFamilies implements AutoCloseable {
    * its nodes' spares one by one).
    */
   private void create(TableOptions profile, int count) {
-    // options of its own for each family: each has its own block cache, as a table created alone has
+    // options of its own for each family (RocksDB copies them), all reading through the node's cache
     List<ColumnFamilyDescriptor> families = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       byte[] name = (NAME_PREFIX + HexFormat.of().formatHex(randomBytes())).getBytes(StandardCharsets.UTF_8);
-      families.add(new ColumnFamilyDescriptor(name, NodeStore.columnFamilyOptions(profile)));
+      families.add(new ColumnFamilyDescriptor(name, NodeStore.columnFamilyOptions(profile, blockCache)));
     }
     List<Spare> made = new ArrayList<>(count);
     try (WriteOptions noSync = new WriteOptions()) {

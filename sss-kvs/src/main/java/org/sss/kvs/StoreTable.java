@@ -674,6 +674,15 @@ public final class StoreTable {
         + db.getLongProperty(handle, "rocksdb.total-blob-file-size");
   }
 
+  /** One of RocksDB's numeric properties of this table's column family (its block cache's, say). */
+  long rocksProperty(String property) {
+    try {
+      return db.getLongProperty(handle, property);
+    } catch (RocksDBException e) {
+      throw storageError("property " + property, e);
+    }
+  }
+
   /** Levels 1 to 6: each is read through one file at a time. */
   private static final int LEVELS_BELOW_ZERO = 6;
 
