@@ -411,7 +411,7 @@ public final class StoreThroughputBenchmark implements Callable<Integer> {
       double cpu0 = cpu.seconds();
       long t0 = System.nanoTime();
       long[] sentByClient = {0};
-      long loaded = BulkIO.load(client, TEXT_TABLE, text, DataType.STRING, false,
+      long loaded = BulkIO.load(client, TEXT_TABLE, text, DataType.STRING, TableSpec.Compression.LZ4, false,
           n -> sentByClient[0] += n, ProgressListener.none());
       check(sentByClient[0] == 0, path + " load: the nodes did not read the file (the client sent it)");
       double seconds = seconds(t0);

@@ -2,9 +2,11 @@ package org.sss.client.cli;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
 import org.sss.client.TableStatus;
 import org.sss.client.cluster.SssCluster;
 import org.sss.client.io.BulkIO;
@@ -41,11 +43,18 @@ final class LoadCommand implements Callable<Integer> {
   @CommandLine.Option(names = "--replace", description = "replace the table if it exists (when the load succeeds)")
   boolean replace;
 
+  @CommandLine.Option(names = "--compression", paramLabel = "KIND",
+      description = "lz4, zstd or none: how a table this load makes (new or replaced) is compressed on disk"
+          + " (default: lz4, as table create); an existing table appended to keeps its own")
+  String compression;
+
   @Override
   public Integer call() throws Exception {
     if (append && replace) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--append and --replace exclude each other");
     }
+    TableSpec.Compression kind = compression == null ? TableSpec.Compression.LZ4
+        : TableCommand.parseCompression(compression);
     ProgressMeter meter = new ProgressMeter("load " + table);
     try (SssCluster c = SssCommand.clusterOf(spec).openRunning("load"); SssClient client = c.client()) {
       Optional<TableStatus> existing = client.listTables().stream()
@@ -55,8 +64,13 @@ final class LoadCommand implements Callable<Integer> {
             + " pairs); nothing was loaded: --append adds to it (pairs of the same keys are replaced),"
             + " --replace replaces it when the load succeeds");
       }
+      if (existing.isPresent() && append && compression != null) {
+        throw new IllegalArgumentException("table '" + table + "' exists and keeps its compression ("
+            + existing.get().spec().compression().name().toLowerCase(Locale.ROOT) + "); nothing was loaded:"
+            + " --compression applies to a table the load makes (new, or with --replace)");
+      }
       long before = meter.pairs();
-      long pairs = BulkIO.load(client, table, path, KeyType.parse(valueType), replace, meter::add,
+      long pairs = BulkIO.load(client, table, path, KeyType.parse(valueType), kind, replace, meter::add,
           ProgressListener.console());
       if (meter.pairs() == before) { // the nodes read the file: count it here once
         meter.addAll(pairs, Files.isRegularFile(path) ? Files.size(path) : 0);

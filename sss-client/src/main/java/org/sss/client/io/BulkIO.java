@@ -76,7 +76,7 @@ public final class BulkIO {
    */
   public static long load(SssClient client, String table, Path path, DataType lineType, LongConsumer progress)
       throws IOException {
-    return load(client, table, path, lineType, false, progress, ProgressListener.none());
+    return load(client, table, path, lineType, TableSpec.Compression.LZ4, false, progress, ProgressListener.none());
   }
 
   /**
@@ -92,11 +92,14 @@ public final class BulkIO {
    * the client sends the lines too: those pairs are visible as they arrive. A directory is
    * always sent by the client, and {@code replace} drops the old table first.
    *
+   * @param compression how a table this load makes (new or replaced) is compressed; an existing
+   *                    table appended to keeps its own
    * @param progress    bytes of each pair the client sends (the client's path)
    * @param jobProgress the load job's progress (the nodes' path)
    */
-  public static long load(SssClient client, String table, Path path, DataType lineType, boolean replace,
-                          LongConsumer progress, ProgressListener jobProgress) throws IOException {
+  public static long load(SssClient client, String table, Path path, DataType lineType,
+                          TableSpec.Compression compression, boolean replace, LongConsumer progress,
+                          ProgressListener jobProgress) throws IOException {
     if (lineType != DataType.STRING && lineType != DataType.BYTES) {
       throw new IllegalArgumentException("the lines of a text file load as string or bytes, not "
           + PairTypes.name(lineType));
@@ -109,17 +112,17 @@ public final class BulkIO {
       if (replace) {
         client.dropTable(table, true);
       }
-      createOrCheck(client, table, filesTable(), path, "(file name, content)");
+      createOrCheck(client, table, filesTable().compression(compression), path, "(file name, content)");
       return loadDirectory(client, table, path, progress);
     }
     if (!Files.isRegularFile(path)) {
       throw new IOException("no such file or directory: " + path);
     }
-    TableSpec writes = textTable().types(PairTypes.of(DataType.LONG, lineType));
+    TableSpec writes = textTable().types(PairTypes.of(DataType.LONG, lineType)).compression(compression);
     boolean exists = exists(client, table);
     if (replace || !exists) {
       try {
-        return loadTextOnNodes(client, table, path, lineType, replace, jobProgress);
+        return loadTextOnNodes(client, table, path, lineType, compression, replace, jobProgress);
       } catch (JobFailedException e) {
         if (e.code() != ErrorCode.NO_SUCH_FILE) {
           throw e;
@@ -168,11 +171,12 @@ public final class BulkIO {
    *
    * @return the lines loaded
    */
-  public static long loadTextOnNodes(SssClient client, String table, Path file, DataType lineType, boolean replace,
-                                     ProgressListener progress) {
+  public static long loadTextOnNodes(SssClient client, String table, Path file, DataType lineType,
+                                     TableSpec.Compression compression, boolean replace, ProgressListener progress) {
     // lines move as the bytes they are: decoded into strings, bytes that are not UTF-8 would change
     Serde<?> lines = lineType == DataType.BYTES ? Serdes.BYTES : Serdes.STRING_BYTES;
-    Job.Builder b = Job.named("load").inputText(file, lines).map(Mapper.Identity.class, Serdes.LONG, lines).output(table);
+    Job.Builder b = Job.named("load").inputText(file, lines).map(Mapper.Identity.class, Serdes.LONG, lines).output(table)
+        .outputCompression(compression);
     if (replace) {
       b.overwrite();
     }

@@ -292,8 +292,18 @@ class CommandLineTest {
     assertEquals("one\n", ok("get", "poem", "0").out());
     assertEquals("two\n", ok("get", "poem", "4").out());
     assertEquals("ünïcödé\n", ok("get", "poem", "24").out());
-    ok("load", "poem", shorter.toString(), "--replace");
+    assertTrue(ok("table", "stats", "poem").out().contains("compression=lz4"), "a loaded table's default");
+    Run keeps = onCluster("load", "poem", shorter.toString(), "--append", "--compression", "none");
+    assertEquals(1, keeps.status(), keeps::toString);
+    assertTrue(keeps.err().contains("table 'poem' exists and keeps its compression (lz4); nothing was loaded"),
+        keeps::toString);
+    assertEquals("6\n", ok("count", "poem").out());
+    ok("load", "poem", shorter.toString(), "--replace", "--compression", "none");
     assertEquals("2\n", ok("count", "poem").out(), "the old table replaced");
+    assertTrue(ok("table", "stats", "poem").out().contains("compression=none"), "replaced as the load said");
+    Run unknown = onCluster("load", "other", shorter.toString(), "--compression", "snappy");
+    assertNotEquals(0, unknown.status(), unknown::toString);
+    assertTrue(unknown.err().contains("unknown compression 'snappy'"), unknown::toString);
     Run both = onCluster("load", "poem", shorter.toString(), "--append", "--replace");
     assertEquals(2, both.status(), both::toString);
 
@@ -302,8 +312,9 @@ class CommandLineTest {
     Files.writeString(dir.resolve("a.txt"), "alpha");
     Files.writeString(dir.resolve("sub/b.txt"), "beta\n");
     Files.write(dir.resolve("bin"), new byte[] {0, (byte) 0xFF, 1});
-    ok("load", "tree", dir.toString());
+    ok("load", "tree", dir.toString(), "--compression", "zstd");
     assertEquals("3\n", ok("count", "tree").out());
+    assertTrue(ok("table", "stats", "tree").out().contains("compression=zstd"), "a directory's table as said");
     assertEquals("alpha\n", ok("get", "tree", "a.txt").out());
     assertEquals("a.txt\talpha\nbin\t0x00ff01\nsub/b.txt\tbeta\n\n", ok("scan", "tree").out());
     assertEquals("sub/b.txt\tbeta\n\n", ok("scan", "tree", "--prefix", "sub/").out());

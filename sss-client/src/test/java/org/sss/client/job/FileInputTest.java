@@ -20,6 +20,7 @@ import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
 import org.sss.client.TableScan;
 import org.sss.client.cluster.SssCluster;
+import org.sss.client.TableSpec;
 import org.sss.client.io.BulkIO;
 import org.sss.core.api.Emitter;
 import org.sss.core.api.Mapper;
@@ -93,9 +94,11 @@ class FileInputTest {
     assertEquals(LINES, read("loaded"));
     Path small = dir.resolve("small.txt");
     Files.writeString(small, "one\ntwo\n");
-    assertEquals(2, BulkIO.load(client, "loaded", small, org.sss.core.proto.DataType.STRING, true, n -> { },
-        ProgressListener.none()));
+    assertEquals(2, BulkIO.load(client, "loaded", small, org.sss.core.proto.DataType.STRING,
+        TableSpec.Compression.NONE, true, n -> { }, ProgressListener.none()));
     assertEquals(Map.of(0L, "one", 4L, "two"), read("loaded"));
+    assertEquals(TableSpec.Compression.NONE, client.tableStats("loaded").spec().compression(),
+        "the replaced table compressed as the load said");
     client.dropTable("loaded", true);
   }
 
