@@ -1,9 +1,11 @@
 package org.sss.client.cli;
 
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import org.sss.client.SssClient;
 import org.sss.client.TableSpec;
 import org.sss.client.TableStatus;
+import org.sss.client.cluster.CopyCheck;
 import org.sss.client.cluster.SssCluster;
 import org.sss.core.keys.KeyType;
 import org.sss.core.keys.PairTypes;
@@ -15,7 +17,7 @@ import picocli.CommandLine.Parameters;
 /** Table management. */
 @Command(name = "table", mixinStandardHelpOptions = true, description = "Create, drop, list and inspect tables.",
     subcommands = {TableCommand.Create.class, TableCommand.Drop.class, TableCommand.ListTables.class,
-        TableCommand.Stats.class})
+        TableCommand.Stats.class, TableCommand.Verify.class})
 final class TableCommand {
 
   @Command(name = "create", mixinStandardHelpOptions = true, description = "Create a table on every node.")
@@ -115,6 +117,48 @@ final class TableCommand {
         System.out.println(describe(client.tableStats(name)));
       }
       return 0;
+    }
+  }
+
+  @Command(name = "verify", mixinStandardHelpOptions = true,
+      description = {"Compare the copies of every partition of a table, each summed up on its own node (its pairs",
+          "and a digest of them): copies that differ give answers that depend on the copy a reader reaches.",
+          "Exit status 0 when every copy was compared and all agree; 1 when some differ or were not compared.",
+          "A table written during the check may differ for that reason alone: check it again."})
+  static final class Verify implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(paramLabel = "NAME")
+    String name;
+
+    @Override
+    public Integer call() throws Exception {
+      try (SssCluster c = SssCommand.clusterOf(spec).openRunning("table"); SssClient client = c.client()) {
+        CopyCheck.Report r = CopyCheck.run(client, name);
+        int partitions = r.partitions().size();
+        if (r.copies() == 1) {
+          System.out.println(name + ": " + partitions + " partitions of one copy each: nothing to compare");
+          return 0;
+        }
+        for (CopyCheck.Partition p : r.partitions()) {
+          if (p.differs() || p.incomplete()) {
+            System.out.println("partition " + p.partition() + (p.differs() ? " differs: " : " not compared: ")
+                + p.copies().stream().map(Verify::describe).collect(Collectors.joining("; ")));
+          }
+        }
+        int differing = r.differing().size();
+        int incomplete = r.incomplete().size();
+        System.out.println(name + ": " + partitions + " partitions of " + r.copies() + " copies: "
+            + (differing == 0 && incomplete == 0 ? "every copy the same"
+                : differing + " with copies that differ, " + incomplete + " with copies not compared"));
+        return differing == 0 && incomplete == 0 ? 0 : 1;
+      }
+    }
+
+    private static String describe(CopyCheck.Copy c) {
+      return "node " + c.node() + " " + (c.notCompared() == null
+          ? c.pairs() + " pairs (digest " + Long.toHexString(c.digest()) + ")" : "not compared (" + c.notCompared() + ")");
     }
   }
 

@@ -16,6 +16,7 @@ import org.sss.core.cluster.ReplicaPlacement;
 import org.sss.core.keys.StoredKeys;
 import org.sss.core.proto.Ack;
 import org.sss.core.proto.CountResult;
+import org.sss.core.proto.PartitionDigest;
 import org.sss.core.proto.CreateTable;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.GetResult;
@@ -194,6 +195,7 @@ public final class KvsService {
         Runnable held = admitRead(t);
         try {
           long n = 0;
+          CountResult.Builder result = CountResult.newBuilder();
           List<Integer> counted = req.getCount().getPartitionsCount() == 0
               ? partitionMap.partitionsOf(nodeId) : req.getCount().getPartitionsList();
           for (int partition : counted) {
@@ -202,10 +204,16 @@ public final class KvsService {
                   + partitionMap.partitions());
             }
             checkHeld(t, partition);
-            byte[][] range = KeyRanges.partition(partition, new byte[0]);
-            n += t.count(range[0], range[1]);
+            if (req.getCount().getDigest()) {
+              PartitionDigest d = CopyDigest.of(t, partition);
+              result.addDigests(d);
+              n += d.getPairs();
+            } else {
+              byte[][] range = KeyRanges.partition(partition, new byte[0]);
+              n += t.count(range[0], range[1]);
+            }
           }
-          return Frame.of(ok.setCount(CountResult.newBuilder().setPairs(n)).build());
+          return Frame.of(ok.setCount(result.setPairs(n)).build());
         } finally {
           held.run();
         }
