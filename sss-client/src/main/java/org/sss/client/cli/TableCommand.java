@@ -1,5 +1,6 @@
 package org.sss.client.cli;
 
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import org.sss.client.SssClient;
@@ -132,28 +133,45 @@ final class TableCommand {
     @Parameters(paramLabel = "NAME")
     String name;
 
+    @Option(names = "--repair", description = {"put copies that differ right, the first copy of each partition winning:",
+        "the node of each other copy copies its partitions again from the others (every replicated table it holds),",
+        "one node at a time; then compare again"})
+    boolean repair;
+
     @Override
     public Integer call() throws Exception {
       try (SssCluster c = SssCommand.clusterOf(spec).openRunning("table"); SssClient client = c.client()) {
         CopyCheck.Report r = CopyCheck.run(client, name);
-        int partitions = r.partitions().size();
-        if (r.copies() == 1) {
-          System.out.println(name + ": " + partitions + " partitions of one copy each: nothing to compare");
-          return 0;
+        if (repair && !r.differing().isEmpty()) {
+          report(r);
+          CopyCheck.repair(client, r, REPAIR_WAIT, System.out::println);
+          r = CopyCheck.run(client, name);
         }
-        for (CopyCheck.Partition p : r.partitions()) {
-          if (p.differs() || p.incomplete()) {
-            System.out.println("partition " + p.partition() + (p.differs() ? " differs: " : " not compared: ")
-                + p.copies().stream().map(Verify::describe).collect(Collectors.joining("; ")));
-          }
-        }
-        int differing = r.differing().size();
-        int incomplete = r.incomplete().size();
-        System.out.println(name + ": " + partitions + " partitions of " + r.copies() + " copies: "
-            + (differing == 0 && incomplete == 0 ? "every copy the same"
-                : differing + " with copies that differ, " + incomplete + " with copies not compared"));
-        return differing == 0 && incomplete == 0 ? 0 : 1;
+        return report(r);
       }
+    }
+
+    /** How long a node may take to catch up before the repair gives up waiting (it goes on). */
+    private static final Duration REPAIR_WAIT = Duration.ofMinutes(30);
+
+    private int report(CopyCheck.Report r) {
+      int partitions = r.partitions().size();
+      if (r.copies() == 1) {
+        System.out.println(name + ": " + partitions + " partitions of one copy each: nothing to compare");
+        return 0;
+      }
+      for (CopyCheck.Partition p : r.partitions()) {
+        if (p.differs() || p.incomplete()) {
+          System.out.println("partition " + p.partition() + (p.differs() ? " differs: " : " not compared: ")
+              + p.copies().stream().map(Verify::describe).collect(Collectors.joining("; ")));
+        }
+      }
+      int differing = r.differing().size();
+      int incomplete = r.incomplete().size();
+      System.out.println(name + ": " + partitions + " partitions of " + r.copies() + " copies: "
+          + (differing == 0 && incomplete == 0 ? "every copy the same"
+              : differing + " with copies that differ, " + incomplete + " with copies not compared"));
+      return differing == 0 && incomplete == 0 ? 0 : 1;
     }
 
     private static String describe(CopyCheck.Copy c) {

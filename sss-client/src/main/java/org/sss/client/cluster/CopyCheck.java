@@ -1,5 +1,6 @@
 package org.sss.client.cluster;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -9,18 +10,23 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.stream.IntStream;
+import org.sss.client.MembershipView;
 import org.sss.client.SssClient;
 import org.sss.client.TableStatus;
 import org.sss.client.internal.ClientInternals;
 import org.sss.client.internal.NodeChannels;
 import org.sss.core.cluster.ClusterSpec;
+import org.sss.core.proto.CopyAgain;
 import org.sss.core.proto.Count;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.PartitionDigest;
 import org.sss.core.proto.Request;
 import org.sss.core.proto.Response;
 import org.sss.core.transport.Frame;
+import org.sss.core.transport.NodeUnavailableException;
 import org.sss.core.transport.SssException;
 
 /**
@@ -157,6 +163,70 @@ public final class CopyCheck {
       out.put(p, new Copy(node, 0, 0, failed));
     }
     return out;
+  }
+
+  /**
+   * Puts copies that differ right, the first copy of each partition winning (the one readers
+   * reach while every copy is up): the node of every other copy of a differing partition copies
+   * its partitions again from the other copies ({@code CopyAgain}: it stops serving, leaves the
+   * in-sync copies, empties its copies and catches up, which moves every replicated table it
+   * holds, writes made meanwhile included). One node at a time, each waited for until it serves
+   * again, since two at once could leave a partition with no copy to copy from.
+   *
+   * @param progress told what is asked and when each node serves again
+   * @return the nodes that copied their partitions again, in order
+   * @throws SssException when a node refuses (it does not serve, or holds a partition no other
+   *     copy serves) or does not serve again within {@code wait}
+   */
+  public static List<Integer> repair(SssClient client, Report report, Duration wait, Consumer<String> progress) {
+    Map<Integer, List<Integer>> byNode = new TreeMap<>();
+    for (Partition p : report.differing()) {
+      List<Copy> compared = p.copies().stream().filter(Copy::compared).toList();
+      for (Copy c : compared.subList(1, compared.size())) {
+        byNode.computeIfAbsent(c.node(), n -> new ArrayList<>()).add(p.partition());
+      }
+    }
+    List<Integer> done = new ArrayList<>();
+    for (Map.Entry<Integer, List<Integer>> e : byNode.entrySet()) {
+      int node = e.getKey();
+      String reason = "its copies of partitions " + e.getValue() + " of '" + report.table() + "' differed from the first copies";
+      progress.accept("node " + node + " copies its partitions again from the other copies: " + reason);
+      NodeChannels.await(ClientInternals.channels(client).get(node).call(Request.newBuilder()
+          .setCopyAgain(CopyAgain.newBuilder().setReason(reason))), SssClient.DEFAULT_TIMEOUT).release();
+      long started = System.nanoTime();
+      awaitServing(client, node, wait);
+      progress.accept("node " + node + " serves again, caught up in "
+          + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) / 1000.0 + " s");
+      done.add(node);
+    }
+    return done;
+  }
+
+  /** Waits until {@code node} serves, in sync, its view freshly confirmed. */
+  private static void awaitServing(SssClient client, int node, Duration wait) {
+    long deadline = System.nanoTime() + wait.toNanos();
+    String last = "no answer yet";
+    while (System.nanoTime() < deadline) {
+      try {
+        MembershipView v = client.view(node);
+        if (v.serving() && v.confirmedMillisAgo() < 2_000 && !v.down().contains(node) && !v.out().contains(node)
+            && !v.joining().contains(node)) {
+          return;
+        }
+        last = v.out().contains(node) ? "out of the in-sync copies" : v.joining().contains(node) ? "catching up"
+            : "not serving";
+      } catch (RuntimeException e) {
+        last = e.getMessage();
+      }
+      try {
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new SssException(ErrorCode.INTERNAL, "interrupted while node " + node + " caught up", e);
+      }
+    }
+    throw new NodeUnavailableException("node " + node + " did not serve again within " + wait.toSeconds() + " s ("
+        + last + "); it goes on catching up: run table verify again later", null);
   }
 
   private static Map<Integer, Copy> answered(Future<Map<Integer, Copy>> f) {

@@ -12,8 +12,11 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 import org.sss.client.SssClient;
 import org.sss.client.TableSpec;
@@ -37,9 +40,11 @@ import org.sss.core.transport.PairBlock;
  * {@code table verify} and {@link CopyCheck} against copies made to differ the way a writer that
  * dies midway leaves them: a batch sent to one copy of a partition only (a new key, then another
  * value of an existing key). Copies that agree, a multi-valued table's included (its copies give a
- * client's value stored keys of their own), are reported the same.
+ * client's value stored keys of their own), are reported the same; {@code --repair} makes the
+ * second copy's node copy its partitions again, after which the first copies' pairs are on both.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class) // the repair, last, copies a node's every table again
 class TableVerifyTest {
   private static final TableSpec TEXT = TableSpec.of(PairTypes.of(DataType.LONG, DataType.STRING));
   private static final TableSpec MULTI = TableSpec.of(PairTypes.of(DataType.LONG, DataType.LONG)).multiValued(true);
@@ -71,7 +76,8 @@ class TableVerifyTest {
   }
 
   @Test
-  void copiesThatAgree_areTheSame_andOneWrittenToOneCopyOnly_isNamed() {
+  @Order(3)
+  void copiesThatAgree_areTheSame_andOneWrittenToOneCopyOnly_isNamed_andRepaired() {
     ClusterSpec spec = cluster.spec();
     try (SssClient client = SssClient.connect(spec)) {
       client.createTable("text", TEXT, false);
@@ -124,15 +130,28 @@ class TableVerifyTest {
       assertEquals(values.copies().get(0).pairs(), values.copies().get(1).pairs());
       assertNotEquals(values.copies().get(0).digest(), values.copies().get(1).digest());
 
-      // put right, by a write to both copies: the same again
-      client.putAll("text", TEXT.types(), List.of(new Pair(Serdes.LONG.encodeKey(added), Serdes.STRING.encodeValue("both"))));
-      assertEquals(List.of(), CopyCheck.run(client, "text").differing());
-      assertEquals(0, verify("text").status());
+      // repaired: the second copy's node copies its partitions again, the first copy winning
+      CommandLineTest.Run repaired = CommandLineTest.sss("--cluster", clusterFile, "table", "verify", "text", "--repair");
+      assertEquals(0, repaired.status(), repaired::toString);
+      assertTrue(repaired.out().contains("node " + second + " copies its partitions again from the other copies"),
+          repaired::toString);
+      assertTrue(repaired.out().contains("node " + second + " serves again"), repaired::toString);
+      assertTrue(repaired.out().endsWith("text: " + PARTITIONS + " partitions of 2 copies: every copy the same\n"),
+          repaired::toString);
+      CopyCheck.Report after = CopyCheck.run(client, "text");
+      assertEquals(List.of(), after.differing());
+      assertEquals(List.of(), after.incomplete());
+      assertEquals(501, after.partitions().stream().mapToLong(p -> p.copies().get(1).pairs()).sum(),
+          "every second copy holds the 500 pairs and the one first written to a first copy only");
+      assertEquals("only on node " + first, Serdes.STRING.decodeValue(client.get("text", Serdes.LONG.encodeKey(added)).orElseThrow()));
+      assertEquals(0, verify("multi").status(), "the other table the node copied again");
+      assertEquals(multi.size(), client.count("multi"));
     }
   }
 
   /** A copy its node cannot sum up (here: a table a failed create left off node 2) is said not compared, not the same. */
   @Test
+  @Order(1)
   void aCopyNotSummedUp_isNotCompared() {
     try (SssClient client = SssClient.connect(cluster.spec())) {
       for (int node : new int[] {0, 1}) {
@@ -163,6 +182,7 @@ class TableVerifyTest {
   }
 
   @Test
+  @Order(2)
   void aTableThatDoesNotExist_isNamed() {
     CommandLineTest.Run missing = verify("no-such-table");
     assertNotEquals(0, missing.status(), missing::toString);

@@ -461,6 +461,36 @@ public final class Membership implements AutoCloseable {
   }
 
   /**
+   * Asked by an operator whose copies came to differ ({@code table verify --repair}): this node
+   * copies its partitions again from the other copies, the way it does after a crash that may
+   * have lost writes ({@link #leaveTheInSyncCopies}): it stops serving at once, leaves the
+   * in-sync copies, empties its copies and catches up, live writes included. Nothing happens to
+   * a node already catching up.
+   *
+   * @throws StoreException {@code NOT_SERVING} when this node does not serve, or holds a partition
+   *     with no other copy up and in sync (there would be nothing to copy from)
+   */
+  public void copyAgain(String reason) {
+    ClusterView v = view;
+    if (v.getOutList().contains(self) || v.getJoiningList().contains(self)) {
+      return;
+    }
+    String notServing = notServing(v);
+    if (notServing != null) {
+      throw new StoreException(ErrorCode.NOT_SERVING, notServing + "; it copies nothing again");
+    }
+    List<Integer> only = copies.onlyCopies(v, self);
+    if (!only.isEmpty()) {
+      throw new StoreException(ErrorCode.NOT_SERVING, "node " + self + " holds the only copy up and in sync of"
+          + " partitions " + only + ": there is no other copy to copy them from now; try again once the others serve");
+    }
+    mayHaveLostWrites = "node " + self + " was asked to copy its partitions again from the other copies (" + reason
+        + "); it catches up before it serves";
+    store.owesCatchUp();
+    LOG.warn("{}", mayHaveLostWrites);
+  }
+
+  /**
    * After a crash that may have lost writes ({@link #mayHaveLostWrites}): proposes this node out
    * of the in-sync copies, so that it catches up. A node holding the only copy in sync of some
    * partition cannot leave; it serves what it has, and says so.

@@ -103,6 +103,15 @@ public final class KvsService {
         Membership m = membership.get();
         return Frame.of(ok.setView(m == null ? ViewAnswer.getDefaultInstance() : m.answer()).build());
       }
+      case COPY_AGAIN -> {
+        Membership m = membership.get();
+        if (m == null) {
+          throw new StoreException(ErrorCode.BAD_REQUEST, "node " + nodeId + " is in a cluster of one copy: there is no"
+              + " other copy to copy its partitions from");
+        }
+        m.copyAgain(req.getCopyAgain().getReason());
+        return Frame.of(ok.setAck(Ack.getDefaultInstance()).build());
+      }
       case DROP_TABLE -> {
         boolean dropped;
         try (var admitted = admitTableChange(req.getDropTable().getViewEpoch(), req.getDropTable().getTable())) {
