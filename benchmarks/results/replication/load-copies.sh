@@ -62,7 +62,8 @@ for r in $(seq 1 "$ROUNDS"); do
     fi
     cpu $pids > "$T/cpu1"
     n=$(bin/sss --cluster "$T/cluster/cluster.properties" count t)
-    echo "#   round $r, $copies copies: $(du -sm "$T/cluster" | cut -f1) MB on disk (every node's directory)" >> "$T/threads.txt"
+    stored=$(bin/sss --cluster "$T/cluster/cluster.properties" table stats t | grep -o 'bytes=[0-9]*' | cut -d= -f2)
+    echo "#   round $r, $copies copies: the table takes $((stored / 1000000)) MB (table stats: every copy's files)" >> "$T/threads.txt"
     # threads started during the load count from 0 (join -a 2 -e 0 keeps them)
     delta() { join -a 2 -e 0 -o 0,1.2,2.2 "$T/cpu0" "$T/cpu1" | awk '{print $1, $3-$2}'; }
     total=$(delta | awk '{s+=$2} END {printf "%.1f", s/100}')
