@@ -164,6 +164,10 @@ public final class NodeStore implements AutoCloseable {
       }
     }
     Cache blockCache = null;
+    DBOptions dbOptions = null;
+    List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+    RocksDB db = null;
+    NodeStore store = null;
     try {
       Files.createDirectories(dir);
       keepPrivate(dir, groupReadable);
@@ -180,7 +184,7 @@ public final class NodeStore implements AutoCloseable {
             ? RocksDB.listColumnFamilies(probe, dbDir.toString())
             : List.of(RocksDB.DEFAULT_COLUMN_FAMILY);
       }
-      DBOptions dbOptions = new DBOptions()
+      dbOptions = new DBOptions()
           .setCreateIfMissing(true)
           .setCreateMissingColumnFamilies(true)
           .setMaxBackgroundJobs(2)
@@ -195,7 +199,6 @@ public final class NodeStore implements AutoCloseable {
       Catalog catalog = readCatalog(dbDir, families);
       blockCache = newBlockCache();
       Map<String, String> owners = catalog.ownerByFamily();
-      List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
       descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, new ColumnFamilyOptions()));
       List<String> names = new ArrayList<>();
       for (byte[] f : families) {
@@ -209,8 +212,8 @@ public final class NodeStore implements AutoCloseable {
         }
       }
       List<ColumnFamilyHandle> handles = new ArrayList<>();
-      RocksDB db = RocksDB.open(dbOptions, dbDir.toString(), descriptors, handles);
-      NodeStore store = new NodeStore(dir, flushedClose, new UnsealedMarks(dir.resolve(UNSEALED)), db, dbOptions,
+      db = RocksDB.open(dbOptions, dbDir.toString(), descriptors, handles);
+      store = new NodeStore(dir, flushedClose, new UnsealedMarks(dir.resolve(UNSEALED)), db, dbOptions,
           handles.get(0), blockCache);
       for (int i = 0; i < names.size(); i++) {
         String family = names.get(i);
@@ -228,21 +231,37 @@ public final class NodeStore implements AutoCloseable {
           h.close();
         }
       }
-      for (ColumnFamilyDescriptor d : descriptors) {
-        d.getOptions().close();
-      }
       for (String family : store.unsealedFamilies) {
         if (!owners.containsKey(family)) {
           store.marks.clear(family); // its table is gone
         }
       }
       return store;
-    } catch (RocksDBException | IOException e) {
-      if (blockCache != null) {
-        blockCache.close();
+    } catch (RocksDBException | IOException | RuntimeException e) {
+      // what was made goes: the store closes its database, options and cache (without the mark of
+      // a flushed close: the failed open may follow a crash); before it, each alone
+      if (store != null) {
+        store.closeDatabase();
+      } else {
+        if (db != null) {
+          db.close();
+        }
+        if (dbOptions != null) {
+          dbOptions.close();
+        }
+        if (blockCache != null) {
+          blockCache.close();
+        }
+      }
+      if (e instanceof RuntimeException r) {
+        throw r;
       }
       throw new StoreException(ErrorCode.STORAGE_ERROR, "cannot open the store in " + dir + ": "
           + e.getMessage(), e);
+    } finally {
+      for (ColumnFamilyDescriptor d : descriptors) {
+        d.getOptions().close(); // RocksDB copied them
+      }
     }
   }
 

@@ -27,14 +27,15 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = {"Runs the synthetic and classic benchmarks on SSS, Hadoop MapReduce and Spark.",
-        "The synthetic workloads are the SSS paper's Table 2 (SSS and Hadoop); the classic jobs (RandomTextWriter,",
-        "WordCount, Pi) run on SSS, Hadoop and Spark (workload=classic files).",
-        "Each PARAMS file is a properties file with the paper's parameter names (see benchmarks/params/).",
-        "Without --cluster, SSS runs on an embedded cluster of 'nodes' nodes started untimed: a synthetic run keeps",
-        "it for every later run with that node count, as a deployed cluster is; a classic run starts one per job.",
-        "With --cluster, synthetic runs use its node count (and say so); classic runs refuse another node count.",
-        "Every point runs 'repeats' timed",
-        "times per engine (median and range reported), after 'warmups' untimed runs of each series' first point."})
+        "The synthetic workloads are the SSS paper's Table 2 (SSS and Hadoop); the classic jobs (RandomTextWriter,"
+            + " WordCount, Pi) run on SSS, Hadoop and Spark (workload=classic files). Each PARAMS file is a properties"
+            + " file with the paper's parameter names (see benchmarks/params/).",
+        "Without --cluster, SSS runs on an embedded cluster of 'nodes' nodes started untimed: a synthetic run keeps"
+            + " it for every later run with that node count, as a deployed cluster is; a classic run starts one per"
+            + " job. With --cluster, synthetic runs use its node count (and say so); classic runs refuse another node"
+            + " count.",
+        "Every point runs 'repeats' timed times per engine (median and range reported), after 'warmups' untimed runs"
+            + " of each series' first point."})
 public final class BenchCommand implements Callable<Integer> {
   @Parameters(paramLabel = "PARAMS", arity = "1..*", description = "parameter files (.properties)")
   List<Path> files;

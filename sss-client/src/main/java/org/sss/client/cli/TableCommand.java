@@ -1,6 +1,7 @@
 package org.sss.client.cli;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import org.sss.client.SssClient;
@@ -58,7 +59,7 @@ final class TableCommand {
   }
 
   static TableSpec.Compression parseCompression(String s) {
-    return switch (s.toLowerCase()) {
+    return switch (s.toLowerCase(Locale.ROOT)) {
       case "lz4" -> TableSpec.Compression.LZ4;
       case "zstd" -> TableSpec.Compression.ZSTD;
       case "none" -> TableSpec.Compression.NONE;
@@ -122,10 +123,11 @@ final class TableCommand {
   }
 
   @Command(name = "verify", mixinStandardHelpOptions = true,
-      description = {"Compare the copies of every partition of a table, each summed up on its own node (its pairs",
-          "and a digest of them): copies that differ give answers that depend on the copy a reader reaches.",
-          "Exit status 0 when every copy was compared and all agree; 1 when some differ or were not compared.",
-          "A table written during the check may differ for that reason alone: check it again."})
+      description = {"Compare the copies of every partition of a table, each summed up on its own node.",
+          "A node sums up its copy as its pairs and a digest of them. Copies that differ give answers that depend on"
+              + " the copy a reader reaches. Exit status 0 when every copy was compared and all agree; 1 when some"
+              + " differ or were not compared. A table written during the check may differ for that reason alone:"
+              + " check it again."})
   static final class Verify implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -133,9 +135,10 @@ final class TableCommand {
     @Parameters(paramLabel = "NAME")
     String name;
 
-    @Option(names = "--repair", description = {"put copies that differ right, the first copy of each partition winning:",
-        "the node of each other copy copies its partitions again from the others (every replicated table it holds),",
-        "one node at a time; then compare again"})
+    @Option(names = "--repair", description = "put copies that differ right: the node holding the most differing"
+        + " copies copies every partition it holds again from the other copies (every replicated table; its running"
+        + " jobs stop as when a node leaves), then the copies are compared again, until none differ; a partition whose"
+        + " two copies alone differ keeps its first copy")
     boolean repair;
 
     @Override
@@ -144,8 +147,7 @@ final class TableCommand {
         CopyCheck.Report r = CopyCheck.run(client, name);
         if (repair && !r.differing().isEmpty()) {
           report(r);
-          CopyCheck.repair(client, r, REPAIR_WAIT, System.out::println);
-          r = CopyCheck.run(client, name);
+          r = CopyCheck.repair(client, r, REPAIR_WAIT, System.out::println);
         }
         return report(r);
       }

@@ -3,8 +3,10 @@ package org.sss.client.cluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -103,6 +105,9 @@ public final class CopyCheck {
         .orElseThrow(() -> new SssException(ErrorCode.NO_SUCH_TABLE, "no table named '" + table + "'"));
     int copies = Math.max(1, status.spec().replication());
     int partitions = spec.partitionMap().partitions();
+    if (copies == 1) { // nothing to compare: no copy is read
+      return new Report(table, 1, IntStream.range(0, partitions).mapToObj(p -> new Partition(p, List.of())).toList());
+    }
     List<List<Copy>> byPartition = new ArrayList<>();
     for (int p = 0; p < partitions; p++) {
       byPartition.add(new ArrayList<>());
@@ -150,9 +155,13 @@ public final class CopyCheck {
           Frame<Response> r = NodeChannels.await(ClientInternals.channels(client).get(node).call(Request.newBuilder()
               .setCount(Count.newBuilder().setTable(table).addPartitions(p).setDigest(true))), SssClient.DEFAULT_TIMEOUT);
           try {
-            PartitionDigest d = r.header().getCount().getDigests(0);
-            out.put(p, new Copy(node, d.getPairs(), d.getDigest(), null));
-            continue;
+            if (r.header().getCount().getDigestsCount() == 0) {
+              failed = "node " + node + " does not sum up its copies (a version before table verify)";
+            } else {
+              PartitionDigest d = r.header().getCount().getDigests(0);
+              out.put(p, new Copy(node, d.getPairs(), d.getDigest(), null));
+              continue;
+            }
           } finally {
             r.release();
           }
@@ -166,57 +175,106 @@ public final class CopyCheck {
   }
 
   /**
-   * Puts copies that differ right, the first copy of each partition winning (the one readers
-   * reach while every copy is up): the node of every other copy of a differing partition copies
-   * its partitions again from the other copies ({@code CopyAgain}: it stops serving, leaves the
-   * in-sync copies, empties its copies and catches up, which moves every replicated table it
-   * holds, writes made meanwhile included). One node at a time, each waited for until it serves
-   * again, since two at once could leave a partition with no copy to copy from.
+   * Puts copies that differ right by having nodes copy their partitions again from the other
+   * copies ({@code CopyAgain}: the members take the node out of the in-sync copies, and it
+   * empties its copies and catches up, writes made meanwhile included), one node at a time, each
+   * waited for until it serves again, then the copies compared again; until none differ, at most
+   * once per node. Each time the node chosen is the one holding the most differing copies (on a
+   * tie, the one that is the first copy of fewer of them, so that a partition whose two copies
+   * alone differ keeps its first copy, the one readers reach while every copy is up). A node
+   * copies every partition and every replicated table it holds, from another copy that serves:
+   * so which copy of a partition wins is decided by which node copies again, not by what the
+   * copies hold (both are outcomes of writes that failed midway, or that the copies applied in
+   * different orders).
    *
    * @param progress told what is asked and when each node serves again
-   * @return the nodes that copied their partitions again, in order
-   * @throws SssException when a node refuses (it does not serve, or holds a partition no other
-   *     copy serves) or does not serve again within {@code wait}
+   * @return the copies compared after the last node caught up (some may still differ: writes
+   *     went on meanwhile, or a node could not copy again)
+   * @throws SssException when a node refuses (it does not serve, holds a partition no other copy
+   *     serves, or the members did not take it out) or does not serve again within {@code wait}
    */
-  public static List<Integer> repair(SssClient client, Report report, Duration wait, Consumer<String> progress) {
-    Map<Integer, List<Integer>> byNode = new TreeMap<>();
-    for (Partition p : report.differing()) {
-      List<Copy> compared = p.copies().stream().filter(Copy::compared).toList();
-      for (Copy c : compared.subList(1, compared.size())) {
-        byNode.computeIfAbsent(c.node(), n -> new ArrayList<>()).add(p.partition());
+  public static Report repair(SssClient client, Report report, Duration wait, Consumer<String> progress) {
+    Report r = report;
+    int nodes = ClientInternals.channels(client).spec().nodeCount();
+    Set<Integer> copiedAgain = new HashSet<>();
+    while (!r.differing().isEmpty()) {
+      int node = mostDiffering(r, copiedAgain);
+      if (node < 0) {
+        break; // every node that holds a differing copy copied once: what is left differs for another reason
       }
-    }
-    List<Integer> done = new ArrayList<>();
-    for (Map.Entry<Integer, List<Integer>> e : byNode.entrySet()) {
-      int node = e.getKey();
-      String reason = "its copies of partitions " + e.getValue() + " of '" + report.table() + "' differed from the first copies";
+      List<Integer> partitions = r.differing().stream()
+          .filter(p -> p.copies().stream().anyMatch(c -> c.compared() && c.node() == node))
+          .map(Partition::partition).toList();
+      String reason = "its copies of partitions " + partitions + " of '" + report.table() + "' differed from others";
       progress.accept("node " + node + " copies its partitions again from the other copies: " + reason);
+      long started = System.nanoTime();
       NodeChannels.await(ClientInternals.channels(client).get(node).call(Request.newBuilder()
           .setCopyAgain(CopyAgain.newBuilder().setReason(reason))), SssClient.DEFAULT_TIMEOUT).release();
-      long started = System.nanoTime();
-      awaitServing(client, node, wait);
+      awaitInSync(client, node, nodes, wait);
       progress.accept("node " + node + " serves again, caught up in "
           + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) / 1000.0 + " s");
-      done.add(node);
+      copiedAgain.add(node);
+      r = run(client, report.table());
     }
-    return done;
+    return r;
   }
 
-  /** Waits until {@code node} serves, in sync, its view freshly confirmed. */
-  private static void awaitServing(SssClient client, int node, Duration wait) {
+  /**
+   * The node, not yet copied again, holding the most copies of partitions that differ; on a tie
+   * the one that is the first copy of fewer of them, then the lowest number; -1 when none is left.
+   */
+  private static int mostDiffering(Report r, Set<Integer> copiedAgain) {
+    Map<Integer, int[]> held = new TreeMap<>(); // node -> {differing copies, of which first copies}
+    for (Partition p : r.differing()) {
+      List<Copy> compared = p.copies().stream().filter(Copy::compared).toList();
+      for (int i = 0; i < compared.size(); i++) {
+        int[] n = held.computeIfAbsent(compared.get(i).node(), k -> new int[2]);
+        n[0]++;
+        n[1] += i == 0 ? 1 : 0;
+      }
+    }
+    int best = -1;
+    int[] bestCount = null;
+    for (Map.Entry<Integer, int[]> e : held.entrySet()) {
+      int[] c = e.getValue();
+      if (!copiedAgain.contains(e.getKey())
+          && (bestCount == null || c[0] > bestCount[0] || (c[0] == bestCount[0] && c[1] < bestCount[1]))) {
+        best = e.getKey();
+        bestCount = c;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Waits until {@code node} serves again, in sync in its own view and in the view of every other
+   * node that answers: the next node asked to copy again must see it as a copy to copy from.
+   */
+  private static void awaitInSync(SssClient client, int node, int nodes, Duration wait) {
     long deadline = System.nanoTime() + wait.toNanos();
     String last = "no answer yet";
-    while (System.nanoTime() < deadline) {
+    for (int asked = 0; asked < nodes; ) {
+      int viewer = (node + asked) % nodes; // the node itself first: it must serve
       try {
-        MembershipView v = client.view(node);
-        if (v.serving() && v.confirmedMillisAgo() < 2_000 && !v.down().contains(node) && !v.out().contains(node)
-            && !v.joining().contains(node)) {
-          return;
+        MembershipView v = client.view(viewer);
+        boolean inSync = v.confirmedMillisAgo() < 2_000 && !v.down().contains(node) && !v.out().contains(node)
+            && !v.joining().contains(node);
+        if (inSync && (viewer != node || v.serving())) {
+          asked++;
+          continue;
         }
-        last = v.out().contains(node) ? "out of the in-sync copies" : v.joining().contains(node) ? "catching up"
-            : "not serving";
+        last = "node " + viewer + " sees node " + node + (v.out().contains(node) ? " out of the in-sync copies"
+            : v.joining().contains(node) ? " catching up" : v.down().contains(node) ? " down" : " not serving yet");
       } catch (RuntimeException e) {
+        if (viewer != node) {
+          asked++; // a node that does not answer has no view to wait for
+          continue;
+        }
         last = e.getMessage();
+      }
+      if (System.nanoTime() > deadline) {
+        throw new NodeUnavailableException("node " + node + " did not serve again within " + wait.toSeconds() + " s ("
+            + last + "); it goes on catching up: run table verify again later", null);
       }
       try {
         Thread.sleep(200);
@@ -225,8 +283,6 @@ public final class CopyCheck {
         throw new SssException(ErrorCode.INTERNAL, "interrupted while node " + node + " caught up", e);
       }
     }
-    throw new NodeUnavailableException("node " + node + " did not serve again within " + wait.toSeconds() + " s ("
-        + last + "); it goes on catching up: run table verify again later", null);
   }
 
   private static Map<Integer, Copy> answered(Future<Map<Integer, Copy>> f) {

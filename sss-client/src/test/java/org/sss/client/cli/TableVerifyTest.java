@@ -2,12 +2,14 @@ package org.sss.client.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -40,11 +42,12 @@ import org.sss.core.transport.PairBlock;
  * {@code table verify} and {@link CopyCheck} against copies made to differ the way a writer that
  * dies midway leaves them: a batch sent to one copy of a partition only (a new key, then another
  * value of an existing key). Copies that agree, a multi-valued table's included (its copies give a
- * client's value stored keys of their own), are reported the same; {@code --repair} makes the
- * second copy's node copy its partitions again, after which the first copies' pairs are on both.
+ * client's value stored keys of their own), are reported the same. {@code --repair} makes a node
+ * copy its partitions again: for one differing partition, its second copy's node, so that the
+ * first copy's pairs end on both; for two sharing a node, that node, so the other copies win.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class) // the repair, last, copies a node's every table again
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class) // the repairs, last, copy nodes' every table again
 class TableVerifyTest {
   private static final TableSpec TEXT = TableSpec.of(PairTypes.of(DataType.LONG, DataType.STRING));
   private static final TableSpec MULTI = TableSpec.of(PairTypes.of(DataType.LONG, DataType.LONG)).multiValued(true);
@@ -189,13 +192,65 @@ class TableVerifyTest {
     assertTrue(missing.err().contains("no-such-table"), missing::toString);
   }
 
+  /**
+   * Two partitions differ, sharing the node that holds the second copy of one and the first copy
+   * of the other: that node alone copies again (it holds the most differing copies), so each
+   * partition keeps its other node's copy, the second copy of the latter included.
+   */
+  @Test
+  @Order(4)
+  void twoPartitionsSharingANode_thatNodeCopiesAgain_theOtherCopiesWin() {
+    ClusterSpec spec = cluster.spec();
+    try (SssClient client = SssClient.connect(spec)) {
+      client.createTable("pairs", TEXT, true);
+      long[] chosen = null;
+      for (long a = 20_000; chosen == null && a < 20_200; a++) {
+        for (long b = 20_000; b < 20_200; b++) {
+          int p = spec.partitionMap().partitionOf(Serdes.LONG.encodeKey(a));
+          int q = spec.partitionMap().partitionOf(Serdes.LONG.encodeKey(b));
+          List<Integer> pc = spec.placement().replicasOf(p).subList(0, 2);
+          List<Integer> qc = spec.placement().replicasOf(q).subList(0, 2);
+          if (p != q && pc.get(1).equals(qc.get(0)) && !pc.get(0).equals(qc.get(1))) {
+            chosen = new long[] {a, b, p, q, pc.get(0), pc.get(1), qc.get(1)};
+            break;
+          }
+        }
+      }
+      assertNotNull(chosen, "two such partitions among 12 on 3 nodes");
+      long onFirst = chosen[0];
+      long onShared = chosen[1];
+      int shared = (int) chosen[5];
+      writeToOneCopy(client, "pairs", (int) chosen[4], (int) chosen[2], onFirst, "on the first copy of its partition");
+      writeToOneCopy(client, "pairs", shared, (int) chosen[3], onShared, "on the shared node only");
+      CopyCheck.Report before = CopyCheck.run(client, "pairs");
+      assertEquals(List.of((int) Math.min(chosen[2], chosen[3]), (int) Math.max(chosen[2], chosen[3])),
+          before.differing().stream().map(CopyCheck.Partition::partition).toList());
+
+      List<String> said = new ArrayList<>();
+      CopyCheck.Report after = CopyCheck.repair(client, before, Duration.ofMinutes(2), said::add);
+      assertEquals(List.of(), after.differing(), said.toString());
+      assertEquals(List.of("node " + shared + " copies its partitions again from the other copies"),
+          said.stream().filter(l -> l.contains("copies its partitions again")).map(l -> l.substring(0, l.indexOf(':')))
+              .toList(), "one node copied again: " + said);
+      assertEquals("on the first copy of its partition",
+          Serdes.STRING.decodeValue(client.get("pairs", Serdes.LONG.encodeKey(onFirst)).orElseThrow()));
+      assertTrue(client.get("pairs", Serdes.LONG.encodeKey(onShared)).isEmpty(),
+          "the pair only the shared node held went with its copy: the other copy, a second copy, won");
+      assertEquals(1, client.count("pairs"));
+    }
+  }
+
   /** A put of one pair to one node only, as a writer sends it to each copy in turn and may die between them. */
   private static void writeToOneCopy(SssClient client, int node, int partition, long key, String value) {
+    writeToOneCopy(client, "text", node, partition, key, value);
+  }
+
+  private static void writeToOneCopy(SssClient client, String table, int node, int partition, long key, String value) {
     ByteBuf body = Unpooled.buffer();
     PairBlock.write(body, StoredKeys.storedKey(partition, Serdes.LONG.encodeKey(key)), Serdes.STRING.encodeValue(value));
     long epoch = ClientInternals.view(client).getView().getEpoch();
     NodeChannels.await(ClientInternals.channels(client).get(node).call(Request.newBuilder().setPutBatch(
-        PutBatch.newBuilder().setTable("text").setPairCount(1).setKeyType(DataType.LONG).setValueType(DataType.STRING)
+        PutBatch.newBuilder().setTable(table).setPairCount(1).setKeyType(DataType.LONG).setValueType(DataType.STRING)
             .setReplication(2).setViewEpoch(epoch)), body), SssClient.DEFAULT_TIMEOUT).release();
   }
 }

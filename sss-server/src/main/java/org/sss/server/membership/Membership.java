@@ -189,6 +189,8 @@ public final class Membership implements AutoCloseable {
    * in-sync copies and catches up first. Null otherwise, and once it is out.
    */
   private volatile String mayHaveLostWrites;
+  /** Why this node does not serve while the members decide to take it out ({@link #copyAgain}), or null. */
+  private volatile String leaving;
   /** This node's store; null in tests of the members alone. */
   private final NodeStore store;
 
@@ -461,19 +463,22 @@ public final class Membership implements AutoCloseable {
   }
 
   /**
-   * Asked by an operator whose copies came to differ ({@code table verify --repair}): this node
-   * copies its partitions again from the other copies, the way it does after a crash that may
-   * have lost writes ({@link #leaveTheInSyncCopies}): it stops serving at once, leaves the
-   * in-sync copies, empties its copies and catches up, live writes included. Nothing happens to
-   * a node already catching up.
+   * Asked by an operator whose copies came to differ ({@code table verify --repair}): proposes
+   * this node out of the in-sync copies now, and answers only once the members took it out, so
+   * that it then empties its copies and catches up from the others (every replicated table it
+   * holds, writes made meanwhile included), as a node decided out after a crash does. Nothing is
+   * proposed for a node already out or catching up.
    *
-   * @throws StoreException {@code NOT_SERVING} when this node does not serve, or holds a partition
-   *     with no other copy up and in sync (there would be nothing to copy from)
+   * @return the view that took this node out (or in which it already was)
+   * @throws StoreException {@code NOT_SERVING} when this node does not serve, holds a partition
+   *     with no other copy up and in sync (nothing to copy it from), or the members did not take
+   *     it out (another decision came first: ask again)
    */
-  public void copyAgain(String reason) {
+  public ClusterView copyAgain(String reason) throws IOException {
+    refreshNow(System.nanoTime()); // the view another node's catch-up just changed, not the last round's
     ClusterView v = view;
     if (v.getOutList().contains(self) || v.getJoiningList().contains(self)) {
-      return;
+      return v;
     }
     String notServing = notServing(v);
     if (notServing != null) {
@@ -484,10 +489,22 @@ public final class Membership implements AutoCloseable {
       throw new StoreException(ErrorCode.NOT_SERVING, "node " + self + " holds the only copy up and in sync of"
           + " partitions " + only + ": there is no other copy to copy them from now; try again once the others serve");
     }
-    mayHaveLostWrites = "node " + self + " was asked to copy its partitions again from the other copies (" + reason
-        + "); it catches up before it serves";
-    store.owesCatchUp();
-    LOG.warn("{}", mayHaveLostWrites);
+    String why = "node " + self + " was asked to copy its partitions again from the other copies (" + reason + ")";
+    // it stops serving before the members take it out: once they have, writes are acknowledged
+    // without it, and a read it served on its old view could miss them
+    leaving = why + "; it catches up before it serves";
+    try {
+      ClusterView after = propose(ViewChange.newBuilder().setExpectEpoch(v.getEpoch()).setMarkOut(self).build(), why);
+      if (!after.getOutList().contains(self)) {
+        throw new StoreException(ErrorCode.NOT_SERVING, "the members did not take node " + self + " out of the in-sync"
+            + " copies (the view moved on to epoch " + after.getEpoch() + " first, or a partition it holds lost its"
+            + " other copy): nothing changed; ask again");
+      }
+      note(after); // out: it does not serve, and catches up at the next round
+      return after;
+    } finally {
+      leaving = null;
+    }
   }
 
   /**
@@ -885,6 +902,10 @@ public final class Membership implements AutoCloseable {
     String lost = mayHaveLostWrites;
     if (lost != null) {
       return lost;
+    }
+    String asked = leaving;
+    if (asked != null) {
+      return asked;
     }
     if (v.getOutList().contains(self)) {
       return "node " + self + " is out of the in-sync copies (it missed writes while away) and catches up";

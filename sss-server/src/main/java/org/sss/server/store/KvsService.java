@@ -3,6 +3,7 @@ package org.sss.server.store;
 import com.google.protobuf.ByteString;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -109,7 +110,12 @@ public final class KvsService {
           throw new StoreException(ErrorCode.BAD_REQUEST, "node " + nodeId + " is in a cluster of one copy: there is no"
               + " other copy to copy its partitions from");
         }
-        m.copyAgain(req.getCopyAgain().getReason());
+        try {
+          m.copyAgain(req.getCopyAgain().getReason());
+        } catch (IOException e) {
+          throw new StoreException(ErrorCode.NOT_SERVING, "node " + nodeId + ": the members did not decide to take it"
+              + " out (" + e.getMessage() + "): nothing changed; ask again");
+        }
         return Frame.of(ok.setAck(Ack.getDefaultInstance()).build());
       }
       case DROP_TABLE -> {
