@@ -3,6 +3,7 @@ package org.sss.client.cluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -179,8 +180,9 @@ public final class CopyCheck {
    * copies ({@code CopyAgain}: the members take the node out of the in-sync copies, and it
    * empties its copies and catches up, writes made meanwhile included), one node at a time, each
    * waited for until it serves again, then the copies compared again; until none differ, at most
-   * once per node. Each time the node chosen is the one holding the most differing copies (on a
-   * tie, the one that is the first copy of fewer of them, so that a partition whose two copies
+   * once per node. Each time the node chosen is the one holding the most differing copies (with
+   * three copies or more, copies that differ from their partition's majority; on a tie, the one
+   * that is the first copy of fewer of them, so that a partition whose two copies
    * alone differ keeps its first copy, the one readers reach while every copy is up). A node
    * copies every partition and every replicated table it holds, from another copy that serves:
    * so which copy of a partition wins is decided by which node copies again, not by what the
@@ -220,17 +222,26 @@ public final class CopyCheck {
   }
 
   /**
-   * The node, not yet copied again, holding the most copies of partitions that differ; on a tie
-   * the one that is the first copy of fewer of them, then the lowest number; -1 when none is left.
+   * The node, not yet copied again, holding the most copies that differ from their partition's
+   * majority (every compared copy of a partition whose copies have no majority, as two copies
+   * that differ); on a tie the one that is the first copy of fewer of them, then the lowest
+   * number; -1 when none is left. A node copying again takes each partition from the first other
+   * copy that serves, so with three copies a minority copy is the one to copy again.
    */
   private static int mostDiffering(Report r, Set<Integer> copiedAgain) {
     Map<Integer, int[]> held = new TreeMap<>(); // node -> {differing copies, of which first copies}
     for (Partition p : r.differing()) {
       List<Copy> compared = p.copies().stream().filter(Copy::compared).toList();
-      for (int i = 0; i < compared.size(); i++) {
-        int[] n = held.computeIfAbsent(compared.get(i).node(), k -> new int[2]);
-        n[0]++;
-        n[1] += i == 0 ? 1 : 0;
+      Map<List<Long>, Integer> votes = new HashMap<>();
+      compared.forEach(c -> votes.merge(List.of(c.pairs(), c.digest()), 1, Integer::sum));
+      List<Long> majority = votes.entrySet().stream().filter(e -> e.getValue() * 2 > compared.size())
+          .map(Map.Entry::getKey).findFirst().orElse(null);
+      for (Copy c : compared) {
+        if (majority == null || !majority.equals(List.of(c.pairs(), c.digest()))) {
+          int[] n = held.computeIfAbsent(c.node(), k -> new int[2]);
+          n[0]++;
+          n[1] += p.copies().get(0).node() == c.node() ? 1 : 0;
+        }
       }
     }
     int best = -1;
@@ -247,24 +258,32 @@ public final class CopyCheck {
   }
 
   /**
-   * Waits until {@code node} serves again, in sync in its own view and in the view of every other
-   * node that answers: the next node asked to copy again must see it as a copy to copy from.
+   * Waits until {@code node} serves again, in sync in its own view, and every other node that
+   * answers has a view at least as new: the next node asked to copy again must see it as a copy
+   * to copy from.
    */
   private static void awaitInSync(SssClient client, int node, int nodes, Duration wait) {
     long deadline = System.nanoTime() + wait.toNanos();
     String last = "no answer yet";
+    long servingEpoch = -1;
     for (int asked = 0; asked < nodes; ) {
       int viewer = (node + asked) % nodes; // the node itself first: it must serve
       try {
         MembershipView v = client.view(viewer);
         boolean inSync = v.confirmedMillisAgo() < 2_000 && !v.down().contains(node) && !v.out().contains(node)
             && !v.joining().contains(node);
-        if (inSync && (viewer != node || v.serving())) {
+        if (inSync && viewer == node && v.serving()) {
+          servingEpoch = v.epoch();
+          asked++;
+          continue;
+        }
+        if (inSync && viewer != node && v.epoch() >= servingEpoch) {
           asked++;
           continue;
         }
         last = "node " + viewer + " sees node " + node + (v.out().contains(node) ? " out of the in-sync copies"
-            : v.joining().contains(node) ? " catching up" : v.down().contains(node) ? " down" : " not serving yet");
+            : v.joining().contains(node) ? " catching up" : v.down().contains(node) ? " down"
+            : viewer != node && v.epoch() < servingEpoch ? " at an older epoch" : " not serving yet");
       } catch (RuntimeException e) {
         if (viewer != node) {
           asked++; // a node that does not answer has no view to wait for

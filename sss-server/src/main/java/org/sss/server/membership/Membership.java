@@ -189,8 +189,19 @@ public final class Membership implements AutoCloseable {
    * in-sync copies and catches up first. Null otherwise, and once it is out.
    */
   private volatile String mayHaveLostWrites;
-  /** Why this node does not serve while the members decide to take it out ({@link #copyAgain}), or null. */
+  /**
+   * Why this node does not serve while the members decide whether to take it out at epoch
+   * {@link #leavingEpoch} ({@link #copyAgain}), or null. Cleared once a view past that epoch
+   * is taken (out then, or another decision came first and the proposal cannot apply), or when
+   * the proposal was refused at that epoch; until then it must not serve on its old view, since
+   * the members may already have taken it out and writes be acknowledged without it.
+   */
   private volatile String leaving;
+  private volatile long leavingEpoch;
+  /** The newest epoch at which this node took a view with itself out or catching up; -1 before. */
+  private volatile long lastLeftEpoch = -1;
+  /** One proposal to take this node out at a time: {@link #copyAgain}'s, or the round's after a lost answer. */
+  private final Object leaveLock = new Object();
   /** This node's store; null in tests of the members alone. */
   private final NodeStore store;
 
@@ -392,6 +403,10 @@ public final class Membership implements AutoCloseable {
       if (mayHaveLostWrites != null && confirmedAtNanos != 0) {
         leaveTheInSyncCopies(view);
       }
+      String asked = leaving;
+      if (asked != null && confirmedAtNanos != 0 && view.getEpoch() == leavingEpoch) {
+        settleLeaving(asked); // a proposal whose answer was lost: propose it again, until settled
+      }
       // out, it catches up, but only on the store the members recorded for it: a node back on a
       // new store is recorded (out) by the leader's next round; caught up before that, it would be
       // decided up on a store the view does not name
@@ -473,6 +488,8 @@ public final class Membership implements AutoCloseable {
    * @throws StoreException {@code NOT_SERVING} when this node does not serve, holds a partition
    *     with no other copy up and in sync (nothing to copy it from), or the members did not take
    *     it out (another decision came first: ask again)
+   * @throws IOException when the members did not answer: the outcome is unknown, and the node
+   *     serves nothing until it is settled (it proposes again at each round)
    */
   public ClusterView copyAgain(String reason) throws IOException {
     refreshNow(System.nanoTime()); // the view another node's catch-up just changed, not the last round's
@@ -492,18 +509,36 @@ public final class Membership implements AutoCloseable {
     String why = "node " + self + " was asked to copy its partitions again from the other copies (" + reason + ")";
     // it stops serving before the members take it out: once they have, writes are acknowledged
     // without it, and a read it served on its old view could miss them
+    leavingEpoch = v.getEpoch();
     leaving = why + "; it catches up before it serves";
-    try {
-      ClusterView after = propose(ViewChange.newBuilder().setExpectEpoch(v.getEpoch()).setMarkOut(self).build(), why);
-      if (!after.getOutList().contains(self)) {
-        throw new StoreException(ErrorCode.NOT_SERVING, "the members did not take node " + self + " out of the in-sync"
-            + " copies (the view moved on to epoch " + after.getEpoch() + " first, or a partition it holds lost its"
-            + " other copy): nothing changed; ask again");
+    // a proposal that fails (no answer) may still be applied: it keeps not serving until settled (see tick)
+    ClusterView after = settleLeaving(why);
+    if (lastLeftEpoch <= v.getEpoch()) {
+      throw new StoreException(ErrorCode.NOT_SERVING, "the members did not take node " + self + " out of the in-sync"
+          + " copies (the view moved on to epoch " + after.getEpoch() + " first, or a partition it holds lost its"
+          + " other copy): nothing changed; ask again");
+    }
+    return after;
+  }
+
+  /**
+   * Proposes this node out at {@link #leavingEpoch} (again: the change names its epoch, so it
+   * applies once at most) and takes the outcome: a view past that epoch ends the leaving
+   * ({@link #note}), and a proposal refused at that epoch ends it too.
+   */
+  private ClusterView settleLeaving(String why) throws IOException {
+    synchronized (leaveLock) {
+      long epoch = leavingEpoch;
+      if (leaving == null || view.getEpoch() > epoch) {
+        return view; // settled meanwhile, by the other caller
       }
-      note(after); // out: it does not serve, and catches up at the next round
+      ClusterView after = propose(ViewChange.newBuilder().setExpectEpoch(epoch).setMarkOut(self).build(), why);
+      if (after.getEpoch() > epoch) {
+        note(after); // out: it does not serve, and catches up at the next round
+      } else if (leavingEpoch == epoch) {
+        leaving = null; // refused at this epoch: it serves as before
+      }
       return after;
-    } finally {
-      leaving = null;
     }
   }
 
@@ -725,6 +760,12 @@ public final class Membership implements AutoCloseable {
       }
     } finally {
       viewLock.writeLock().unlock();
+    }
+    if (taken && (read.getOutList().contains(self) || read.getJoiningList().contains(self))) {
+      lastLeftEpoch = read.getEpoch();
+    }
+    if (taken && leaving != null && read.getEpoch() > leavingEpoch) {
+      leaving = null; // the proposal to take it out is settled: out now, or it cannot apply any more
     }
     if (taken) {
       for (Consumer<ClusterView> listener : viewListeners) {

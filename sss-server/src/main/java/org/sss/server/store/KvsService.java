@@ -113,8 +113,8 @@ public final class KvsService {
         try {
           m.copyAgain(req.getCopyAgain().getReason());
         } catch (IOException e) {
-          throw new StoreException(ErrorCode.NOT_SERVING, "node " + nodeId + ": the members did not decide to take it"
-              + " out (" + e.getMessage() + "): nothing changed; ask again");
+          throw new StoreException(ErrorCode.NOT_SERVING, "node " + nodeId + ": no answer from the members on taking it"
+              + " out (" + e.getMessage() + "); it does not serve until they have decided (it asks again itself)");
         }
         return Frame.of(ok.setAck(Ack.getDefaultInstance()).build());
       }
