@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.concurrent.locks.StampedLock;
 import java.util.function.Consumer;
@@ -200,8 +201,12 @@ public final class Membership implements AutoCloseable {
   private volatile long leavingEpoch;
   /** The newest epoch at which this node took a view with itself out or catching up; -1 before. */
   private volatile long lastLeftEpoch = -1;
-  /** One proposal to take this node out at a time: {@link #copyAgain}'s, or the round's after a lost answer. */
-  private final Object leaveLock = new Object();
+  /**
+   * One proposal to take this node out at a time: {@link #copyAgain}'s, or the round's after a
+   * lost answer (the round does not wait for it: a round held up by a slow proposal would not
+   * probe the other nodes, and might then find them silent).
+   */
+  private final ReentrantLock leaveLock = new ReentrantLock();
   /** This node's store; null in tests of the members alone. */
   private final NodeStore store;
 
@@ -404,8 +409,12 @@ public final class Membership implements AutoCloseable {
         leaveTheInSyncCopies(view);
       }
       String asked = leaving;
-      if (asked != null && confirmedAtNanos != 0 && view.getEpoch() == leavingEpoch) {
-        settleLeaving(asked); // a proposal whose answer was lost: propose it again, until settled
+      if (asked != null && confirmedAtNanos != 0 && leaveLock.tryLock()) {
+        try {
+          settleLeaving(asked); // a proposal whose answer was lost: propose it again, until settled
+        } finally {
+          leaveLock.unlock();
+        }
       }
       // out, it catches up, but only on the store the members recorded for it: a node back on a
       // new store is recorded (out) by the leader's next round; caught up before that, it would be
@@ -527,18 +536,26 @@ public final class Membership implements AutoCloseable {
    * ({@link #note}), and a proposal refused at that epoch ends it too.
    */
   private ClusterView settleLeaving(String why) throws IOException {
-    synchronized (leaveLock) {
+    leaveLock.lock();
+    try {
       long epoch = leavingEpoch;
-      if (leaving == null || view.getEpoch() > epoch) {
-        return view; // settled meanwhile, by the other caller
+      ClusterView now = view;
+      if (leaving == null || now.getEpoch() > epoch) {
+        // settled, by the other caller or by a view past the epoch, at which the change cannot apply any more
+        if (leavingEpoch == epoch) {
+          leaving = null;
+        }
+        return now;
       }
       ClusterView after = propose(ViewChange.newBuilder().setExpectEpoch(epoch).setMarkOut(self).build(), why);
       if (after.getEpoch() > epoch) {
         note(after); // out: it does not serve, and catches up at the next round
       } else if (leavingEpoch == epoch) {
-        leaving = null; // refused at this epoch: it serves as before
+        leaving = null; // refused at this epoch, for good (the view decides): it serves as before
       }
       return after;
+    } finally {
+      leaveLock.unlock();
     }
   }
 
@@ -755,17 +772,18 @@ public final class Membership implements AutoCloseable {
     viewLock.writeLock().lock();
     try {
       if (read.getEpoch() > view.getEpoch()) {
+        // before the view is published: whoever sees this view sees these too
+        if (read.getOutList().contains(self) || read.getJoiningList().contains(self)) {
+          lastLeftEpoch = read.getEpoch();
+        }
+        if (leaving != null && read.getEpoch() > leavingEpoch) {
+          leaving = null; // the proposal to take it out is settled: out now, or it cannot apply any more
+        }
         view = read;
         taken = true;
       }
     } finally {
       viewLock.writeLock().unlock();
-    }
-    if (taken && (read.getOutList().contains(self) || read.getJoiningList().contains(self))) {
-      lastLeftEpoch = read.getEpoch();
-    }
-    if (taken && leaving != null && read.getEpoch() > leavingEpoch) {
-      leaving = null; // the proposal to take it out is settled: out now, or it cannot apply any more
     }
     if (taken) {
       for (Consumer<ClusterView> listener : viewListeners) {
