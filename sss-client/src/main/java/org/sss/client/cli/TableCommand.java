@@ -137,8 +137,8 @@ final class TableCommand {
 
     @Option(names = "--repair", description = "put copies that differ right: the node holding the most differing"
         + " copies copies every partition it holds again from the other copies (every replicated table; its running"
-        + " jobs stop as when a node leaves), then the copies are compared again, until none differ; a partition whose"
-        + " two copies alone differ keeps its first copy")
+        + " jobs stop as when a node leaves), then the copies are compared again, until none differ; when one"
+        + " partition alone differs, it keeps its first copy")
     boolean repair;
 
     @Override

@@ -182,8 +182,8 @@ public final class CopyCheck {
    * waited for until it serves again, then the copies compared again; until none differ, at most
    * once per node. Each time the node chosen is the one holding the most differing copies (with
    * three copies or more, copies that differ from their partition's majority; on a tie, the one
-   * that is the first copy of fewer of them, so that a partition whose two copies
-   * alone differ keeps its first copy, the one readers reach while every copy is up). A node
+   * that is the first copy of fewer of them, so that when one partition alone differs it keeps
+   * its first copy, the one readers reach while every copy is up). A node
    * copies every partition and every replicated table it holds, from another copy that serves:
    * so which copy of a partition wins is decided by which node copies again, not by what the
    * copies hold (both are outcomes of writes that failed midway, or that the copies applied in
