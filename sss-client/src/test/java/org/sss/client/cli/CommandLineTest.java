@@ -293,6 +293,8 @@ class CommandLineTest {
     assertEquals("two\n", ok("get", "poem", "4").out());
     assertEquals("ünïcödé\n", ok("get", "poem", "24").out());
     assertTrue(ok("table", "stats", "poem").out().contains("compression=lz4"), "a loaded table's default");
+    assertEquals("poem: " + cluster.spec().partitionMap().partitions() + " partitions of one copy each: nothing to"
+        + " compare\n", ok("table", "verify", "poem", "--repair").out(), "one copy: no copy is read, none repaired");
     Run keeps = onCluster("load", "poem", shorter.toString(), "--append", "--compression", "none");
     assertEquals(1, keeps.status(), keeps::toString);
     assertTrue(keeps.err().contains("table 'poem' exists and keeps its compression (lz4); nothing was loaded"),
