@@ -304,9 +304,9 @@ public final class ExampleCommand implements CommandExtension, Runnable {
 
   @Command(name = "randomtextwriter", mixinStandardHelpOptions = true,
       description = {"Write about --bytes of random text to OUT (Hadoop's randomtextwriter).",
-          "Lines of words from Hadoop's list, into one file or, when OUT ends in / or names a directory,",
-          "part-m-NNNNN files written by the map tasks on their nodes, a file per partition of the seed table",
-          "(OUT must then hold nothing)."})
+          "Lines of words from Hadoop's list, into one file or, when OUT ends in / or names a directory,"
+              + " part-m-NNNNN files written by the map tasks on their nodes, a file per partition of the seed"
+              + " table (OUT must then hold nothing)."})
   static final class RandomTextWriterCmd extends Base {
     @Parameters(index = "0", paramLabel = "OUT")
     String out;
@@ -422,8 +422,8 @@ public final class ExampleCommand implements CommandExtension, Runnable {
 
   @Command(name = "apriori", mixinStandardHelpOptions = true,
       description = {"Find the frequent itemsets of the transactions in IN (hash-partitioned Apriori).",
-          "IN has a transaction a line (item ids); OUT gets ITEMSET<TAB>SUPPORT lines, items joined by",
-          "spaces. One job per itemset size."})
+          "IN has a transaction a line (item ids); OUT gets ITEMSET<TAB>SUPPORT lines, items joined by spaces."
+              + " One job per itemset size."})
   static final class AprioriCmd extends Base {
     @Parameters(index = "0", paramLabel = "IN")
     String in;

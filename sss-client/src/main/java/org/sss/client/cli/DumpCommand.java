@@ -15,8 +15,9 @@ import picocli.CommandLine.Parameters;
 /** Writes a table to a text file, or to part files written by the nodes in parallel. */
 @Command(name = "dump", mixinStandardHelpOptions = true,
     description = {"Write TABLE to OUT as KEY<TAB>VALUE lines.",
-        "OUT ending in / or naming a directory: every node writes its partitions into part-m-NNNNN files there",
-        "at once, each in key order, then _SUCCESS (as a Hadoop job's output). Otherwise: one file in key order."})
+        "OUT ending in / or naming a directory: every node writes its partitions into part-m-NNNNN files there"
+            + " at once, each in key order, then _SUCCESS (as a Hadoop job's output). Otherwise: one file in key"
+            + " order."})
 final class DumpCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
