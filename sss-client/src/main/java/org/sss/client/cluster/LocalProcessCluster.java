@@ -450,9 +450,7 @@ public final class LocalProcessCluster implements SssCluster {
 
   /** Kills one node at once ({@code kill -9}), as a crash would, and waits until it is gone. */
   public void kill(int node) {
-    NodeControl c = control(node);
-    c.killNow();
-    c.awaitLockFree(NodeControl.STOP_TIMEOUT);
+    control(node).kill();
   }
 
   /** Sends {@code kill -9} to the node's process and returns at once (it may still be dying). */

@@ -140,13 +140,14 @@ public final class NodeControl {
     if (!lockHeld()) {
       return "node " + node + ": not running";
     }
+    Optional<ProcessHandle> holder = pid().flatMap(ProcessHandle::of);
     long flushed;
     try (SssClient c = SssClient.connect(spec)) {
       flushed = c.stopNode(node);
     } catch (RuntimeException e) {
       return forceStop(e.getMessage());
     }
-    if (!awaitLockFree(STOP_TIMEOUT)) {
+    if (!awaitLockFree(STOP_TIMEOUT) || !awaitExit(holder, TERM_GRACE)) {
       return forceStop("it flushed but did not exit within " + STOP_TIMEOUT.toSeconds() + " s");
     }
     return "node " + node + ": stopped, " + flushed + " table(s) flushed";
@@ -160,12 +161,13 @@ public final class NodeControl {
     }
     long pid = h.get().pid();
     h.get().destroy();
-    if (awaitLockFree(TERM_GRACE)) {
+    if (awaitLockFree(TERM_GRACE) && awaitExit(h, TERM_GRACE)) {
       return "node " + node + ": did not answer (" + why + "); stopped with SIGTERM (pid " + pid
           + "), tables flushed on exit";
     }
     h.get().destroyForcibly();
     awaitLockFree(STOP_TIMEOUT);
+    awaitExit(h, TERM_GRACE);
     return "node " + node + ": did not answer (" + why + ") nor stop within " + TERM_GRACE.toSeconds()
         + " s of SIGTERM; KILLED (pid " + pid + "): writes to tables without a WAL since their last flush are lost";
   }
@@ -173,6 +175,39 @@ public final class NodeControl {
   /** Sends {@code kill -9} to the node's process and returns at once (it may still be dying). */
   public void killNow() {
     pid().flatMap(ProcessHandle::of).ifPresent(ProcessHandle::destroyForcibly);
+  }
+
+  /**
+   * Kills the node's process ({@code kill -9}) and waits until it is gone: its lock free and
+   * the process itself ended, so that a start right after meets no process of the node.
+   */
+  public void kill() {
+    Optional<ProcessHandle> holder = pid().flatMap(ProcessHandle::of);
+    holder.ifPresent(ProcessHandle::destroyForcibly);
+    awaitLockFree(STOP_TIMEOUT);
+    awaitExit(holder, TERM_GRACE);
+  }
+
+  /**
+   * Waits until the process that held the lock has ended. A server releases its lock as it
+   * closes and only then exits: for a moment after the lock is free the old process is still
+   * there (its ports, its memory), and a node started in that moment would run beside it.
+   */
+  static boolean awaitExit(Optional<ProcessHandle> holder, Duration timeout) {
+    if (holder.isEmpty()) {
+      return true;
+    }
+    try {
+      holder.get().onExit().get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+      return true;
+    } catch (java.util.concurrent.TimeoutException e) {
+      return !holder.get().isAlive();
+    } catch (java.util.concurrent.ExecutionException e) {
+      return !holder.get().isAlive();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return !holder.get().isAlive();
+    }
   }
 
   /** Waits until no process holds the node's lock; false after {@code timeout}. */
