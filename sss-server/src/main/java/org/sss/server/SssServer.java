@@ -292,6 +292,11 @@ public final class SssServer implements AutoCloseable {
     return config;
   }
 
+  /** This node's member of the cluster's membership; null in a cluster of one copy. */
+  public Membership membership() {
+    return membership;
+  }
+
   /** This node's view of the membership (of a cluster of one copy: {@code replicated} false). */
   public ViewAnswer membershipView() {
     return membership == null ? ViewAnswer.getDefaultInstance() : membership.answer();

@@ -207,6 +207,12 @@ public final class Membership implements AutoCloseable {
    * probe the other nodes, and might then find them silent).
    */
   private final ReentrantLock leaveLock = new ReentrantLock();
+  /**
+   * Set by a test: the next decision this node proposes is applied, and its answer thrown away,
+   * as when the connection to the leader breaks after the members decided. What a node does when
+   * it cannot know the outcome is otherwise reached only by cutting links at the right moment.
+   */
+  volatile boolean loseNextAnswer;
   /** This node's store; null in tests of the members alone. */
   private final NodeStore store;
 
@@ -743,6 +749,10 @@ public final class Membership implements AutoCloseable {
     RaftClientReply reply = client.io().send(Message.valueOf(ByteString.copyFrom(signatures.sign(change))));
     if (!reply.isSuccess()) {
       throw new IOException("the members did not decide (" + reply.getException() + ")");
+    }
+    if (loseNextAnswer) {
+      loseNextAnswer = false;
+      throw new IOException("the members' answer was lost (a test's fault)");
     }
     ClusterView after = ClusterView.parseFrom(reply.getMessage().getContent().toByteArray());
     if (after.getEpoch() > change.getExpectEpoch()) {

@@ -1,8 +1,11 @@
 package org.sss.server.membership;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -137,6 +140,38 @@ class MembershipTest {
       assertTrue(back.get(0).getView().getEpoch() > handedOver.get(0).getView().getEpoch(), back.get(0).toString());
     } finally {
       System.clearProperty(LivenessProbe.DISK_STALLED_PROPERTY);
+      closeOpen(servers, closed);
+    }
+  }
+
+  /**
+   * An operator's {@code copyAgain} whose answer is lost after the members took the node out:
+   * the node cannot know the outcome, so it serves nothing from then on (a read served on its old
+   * view could miss writes acknowledged without it); a later round settles it (out), and it
+   * catches up and serves again, taken out once.
+   */
+  @Test
+  void copyAgainWhoseAnswerIsLost_servesNothingUntilSettled_thenCatchesUp() throws Exception {
+    List<SssServer> servers = startThree();
+    boolean[] closed = new boolean[3];
+    try {
+      Predicate<ViewAnswer> whole = v -> AGREED.test(v) && v.getServing() && v.getView().getOutCount() == 0
+          && v.getView().getJoiningCount() == 0;
+      List<ViewAnswer> agreed = await(servers, closed, whole, Duration.ofSeconds(40));
+      long epoch = agreed.get(0).getView().getEpoch();
+      int node = agreed.get(0).getLeader() == 2 ? 1 : 2;
+      Membership member = servers.get(node).membership();
+      member.loseNextAnswer = true;
+      IOException lost = assertThrows(IOException.class, () -> member.copyAgain("a test"));
+      assertTrue(lost.getMessage().contains("answer was lost"), lost.getMessage());
+      ViewAnswer now = servers.get(node).membershipView();
+      assertFalse(now.getServing(), "the node serves while the outcome is unknown: " + now);
+
+      List<ViewAnswer> back = await(servers, closed, whole, Duration.ofSeconds(40));
+      long after = back.get(0).getView().getEpoch();
+      assertTrue(after >= epoch + 2, "taken out and back in: epoch " + epoch + " -> " + after);
+      assertTrue(after <= epoch + 3, "taken out once, not again at each round: epoch " + epoch + " -> " + after);
+    } finally {
       closeOpen(servers, closed);
     }
   }
