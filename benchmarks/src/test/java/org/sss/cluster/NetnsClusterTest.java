@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.StringTokenizer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,6 +36,7 @@ import org.sss.examples.WordCount;
  * benchmark over a real bridge, then a host cut off mid-job: the job runs again on the others. Needs root with the right to create
  * namespaces and links (NET_ADMIN); skipped otherwise.
  */
+@Tag("serial") // timing it checks (decisions after 5 s of silence, reruns, synced writes): alone on the cores
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NetnsClusterTest {
   static final Path SCRIPT = Path.of("..", "docker", "netns-cluster.sh").toAbsolutePath().normalize();

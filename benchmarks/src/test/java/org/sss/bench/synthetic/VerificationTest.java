@@ -172,21 +172,28 @@ class VerificationTest {
 
   @Test
   void jobClock_seesCompletion_withinAFewMilliseconds() throws Exception {
-    AtomicLong doneAt = new AtomicLong();
-    long t0 = System.nanoTime();
-    Thread t = new Thread(() -> {
-      try {
-        Thread.sleep(50);
-      } catch (InterruptedException ignored) {
-        return;
-      }
-      doneAt.set(System.nanoTime());
-    });
-    t.start();
-    double s = JobClock.waitFor(t0, () -> doneAt.get() != 0, () -> { });
-    double late = s - (doneAt.get() - t0) / 1e9;
-    assertTrue(s >= 0.050, "seconds " + s);
+    // the median of seven: a test JVM beside this one may delay any single wake-up by tens of ms
+    List<Double> lates = new java.util.ArrayList<>();
+    for (int i = 0; i < 7; i++) {
+      AtomicLong doneAt = new AtomicLong();
+      long t0 = System.nanoTime();
+      Thread t = new Thread(() -> {
+        try {
+          Thread.sleep(50);
+        } catch (InterruptedException ignored) {
+          return;
+        }
+        doneAt.set(System.nanoTime());
+      });
+      t.start();
+      double s = JobClock.waitFor(t0, () -> doneAt.get() != 0, () -> { });
+      assertTrue(s >= 0.050, "seconds " + s);
+      double late = s - (doneAt.get() - t0) / 1e9;
+      assertTrue(late >= 0, "seen " + late + " s after the end");
+      lates.add(late);
+    }
+    lates.sort(null);
     // a 100 ms sleep between polls would be 0-100 ms late; a 2 ms poll, a few ms at most
-    assertTrue(late >= 0 && late < 0.040, "seen " + late + " s after the end");
+    assertTrue(lates.get(3) < 0.020, "seen late by " + lates + " s");
   }
 }

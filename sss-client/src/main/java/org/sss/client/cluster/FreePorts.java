@@ -30,9 +30,30 @@ final class FreePorts {
 
   private FreePorts() {}
 
+  /**
+   * The system property naming the ports to draw from, as {@code LOW-HIGH}: processes that start
+   * clusters side by side (the build's two test JVMs) each get a range of their own, so that
+   * neither takes a port the other picked and has not bound yet, or holds for a node it restarts.
+   */
+  static final String RANGE_PROPERTY = "sss.local.ports";
+
   static List<Integer> pick(int count) throws IOException {
     int high = Math.min(ephemeralLow() - 1, HIGHEST);
     int low = Math.max(1024, high - SPAN);
+    String range = System.getProperty(RANGE_PROPERTY);
+    if (range != null && !range.isBlank()) {
+      String[] ends = range.strip().split("-");
+      try {
+        low = Integer.parseInt(ends[0].strip());
+        high = Integer.parseInt(ends[1].strip());
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(RANGE_PROPERTY + " must be two ports as LOW-HIGH, not '" + range + "'");
+      }
+      if (low < 1024 || high > 65535 || high - low < 2 * count) {
+        throw new IllegalArgumentException(RANGE_PROPERTY + "=" + range + ": needs at least " + 2 * count
+            + " ports between 1024 and 65535");
+      }
+    }
     List<ServerSocket> held = new ArrayList<>();
     List<Integer> ports = new ArrayList<>();
     try {

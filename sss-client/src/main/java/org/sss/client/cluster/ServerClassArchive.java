@@ -4,6 +4,8 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -118,7 +120,16 @@ final class ServerClassArchive {
       Path archive = dir.resolve("server-" + digest(java, jars, jvmOptions) + ".jsa");
       Path failed = Path.of(archive + ".failed");
       if (!Files.exists(archive) && !Files.exists(failed)) {
-        make(archive, failed, java, archivedPath, String.join(File.pathSeparator, others), jvmOptions);
+        // one training at a time per directory, across processes (two test JVMs, two launchers):
+        // trainings side by side each take twice as long, and one that runs out of time marks the
+        // class path as failed for every process
+        try (FileChannel ch = FileChannel.open(dir.resolve("training.lock"), StandardOpenOption.CREATE,
+                 StandardOpenOption.WRITE);
+             FileLock held = ch.lock()) {
+          if (!Files.exists(archive) && !Files.exists(failed)) { // the other one's may be made meanwhile
+            make(archive, failed, java, archivedPath, String.join(File.pathSeparator, others), jvmOptions);
+          }
+        }
       }
       if (!Files.exists(archive)) {
         return without;

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sss.client.BulkWriter;
@@ -35,6 +36,7 @@ import org.sss.core.api.Serdes;
  * load goes on and every pair it wrote is there. The node then comes back, gets the output
  * table made while it was out, and every copy of both tables is the test's model.
  */
+@Tag("serial") // timing it checks (decisions after 5 s of silence, reruns, synced writes): alone on the cores
 class JobNodeLossTest {
   private static final int ROWS = 30_000;
   private static final int GROUPS = 97;

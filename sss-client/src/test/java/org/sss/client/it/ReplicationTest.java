@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sss.client.BulkWriter;
@@ -44,6 +45,7 @@ import org.sss.core.transport.SssException;
  * reach no copy; with a second node gone, reads fail naming the partitions without a copy.
  * Every answer is checked against a map kept by the test.
  */
+@Tag("serial") // timing it checks (decisions after 5 s of silence, reruns, synced writes): alone on the cores
 class ReplicationTest {
   private static final int ROWS = 20_000;
 

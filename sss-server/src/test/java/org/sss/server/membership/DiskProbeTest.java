@@ -7,12 +7,14 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The disk probe on a real file system: a disk that answers, and one that fails every write. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
+@Tag("serial") // timing it checks (decisions after 5 s of silence, reruns, synced writes): alone on the cores
 class DiskProbeTest {
   @TempDir
   Path dir;
