@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -208,6 +209,7 @@ public final class CopyCheck {
           .filter(p -> p.copies().stream().anyMatch(c -> c.compared() && c.node() == node))
           .map(Partition::partition).toList();
       String reason = "its copies of partitions " + partitions + " of '" + report.table() + "' differed from others";
+      checkSafeToCopyAgain(client, node);
       progress.accept("node " + node + " copies its partitions again from the other copies: " + reason);
       long started = System.nanoTime();
       NodeChannels.await(ClientInternals.channels(client).get(node).call(Request.newBuilder()
@@ -219,6 +221,46 @@ public final class CopyCheck {
       r = run(client, report.table());
     }
     return r;
+  }
+
+  /**
+   * Refuses, changing nothing, when a node copying again could lose pairs no other copy holds.
+   * It empties every replicated table it holds and copies each partition from another copy, so:
+   * every other node holding a copy of its partitions must serve (a node up but not serving may
+   * be one back from a crash that lost writes, whose copy would then replace the good one), and
+   * no replicated table may be missing on some node (a create or drop that failed part way):
+   * the catch-up drops such a table rather than copy it, and its pairs on this node may be the
+   * only ones.
+   */
+  private static void checkSafeToCopyAgain(SssClient client, int node) {
+    ClusterSpec spec = ClientInternals.channels(client).spec();
+    for (TableStatus t : client.listTables()) {
+      if (t.spec().replication() > 1 && !t.whole()) {
+        throw new SssException(ErrorCode.NOT_SERVING, "node " + node + " was not asked to copy again: table '" + t.name()
+            + "' is missing on node(s) " + t.missingOn() + " (a create or drop that failed part way), and copying"
+            + " again would drop node " + node + "'s copy of it; drop that table (or create it again) first");
+      }
+    }
+    Set<Integer> partners = new TreeSet<>();
+    for (int p = 0; p < spec.partitionMap().partitions(); p++) {
+      List<Integer> copies = spec.placement().replicasOf(p).subList(0, Math.max(1, spec.replication()));
+      if (copies.contains(node)) {
+        copies.stream().filter(n -> n != node).forEach(partners::add);
+      }
+    }
+    for (int partner : partners) {
+      String why;
+      try {
+        MembershipView v = client.view(partner);
+        why = v.serving() ? null : "it does not serve now (it may be back from a crash and catching up)";
+      } catch (RuntimeException e) {
+        why = "it does not answer (" + e.getMessage() + ")";
+      }
+      if (why != null) {
+        throw new SssException(ErrorCode.NOT_SERVING, "node " + node + " was not asked to copy again: node " + partner
+            + ", which holds copies of its partitions, " + why + "; run table verify again once every node serves");
+      }
+    }
   }
 
   /**
@@ -279,6 +321,10 @@ public final class CopyCheck {
         }
         if (inSync && viewer != node && v.epoch() >= servingEpoch) {
           asked++;
+          continue;
+        }
+        if (viewer != node && v.confirmedMillisAgo() >= 2_000) {
+          asked++; // cut off from the members: it serves nothing, so it is asked nothing next
           continue;
         }
         last = "node " + viewer + " sees node " + node + (v.out().contains(node) ? " out of the in-sync copies"

@@ -213,6 +213,11 @@ public final class Membership implements AutoCloseable {
    * it cannot know the outcome is otherwise reached only by cutting links at the right moment.
    */
   volatile boolean loseNextAnswer;
+  /**
+   * Set by a test: run by {@link #copyAgain} once it has read the view it proposes against, as
+   * another decision taken in that moment would be.
+   */
+  volatile Runnable beforeLeaving = () -> { };
   /** This node's store; null in tests of the members alone. */
   private final NodeStore store;
 
@@ -524,8 +529,18 @@ public final class Membership implements AutoCloseable {
     String why = "node " + self + " was asked to copy its partitions again from the other copies (" + reason + ")";
     // it stops serving before the members take it out: once they have, writes are acknowledged
     // without it, and a read it served on its old view could miss them
-    leavingEpoch = v.getEpoch();
-    leaving = why + "; it catches up before it serves";
+    viewLock.writeLock().lock(); // as note() takes a view: a view past v's now settles this leaving
+    try {
+      if (view.getEpoch() != v.getEpoch()) {
+        throw new StoreException(ErrorCode.NOT_SERVING, "the view moved on to epoch " + view.getEpoch() + " while node "
+            + self + " was asked to copy again: nothing changed; ask again");
+      }
+      leavingEpoch = v.getEpoch();
+      leaving = why + "; it catches up before it serves";
+    } finally {
+      viewLock.writeLock().unlock();
+    }
+    beforeLeaving.run();
     // a proposal that fails (no answer) may still be applied: it keeps not serving until settled (see tick)
     ClusterView after = settleLeaving(why);
     if (lastLeftEpoch <= v.getEpoch()) {

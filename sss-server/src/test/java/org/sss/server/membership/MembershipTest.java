@@ -177,6 +177,43 @@ class MembershipTest {
     }
   }
 
+  /**
+   * Another decision taken between {@code copyAgain}'s reading of the view and its proposal (a
+   * node decided down): the proposal, made against the old epoch, is refused, the operator is
+   * told to ask again, and the node serves again, not left out of service for good.
+   */
+  @Test
+  void copyAgainOvertakenByAnotherDecision_isRefused_andTheNodeServesOn() throws Exception {
+    List<SssServer> servers = startThree();
+    boolean[] closed = new boolean[3];
+    try {
+      Predicate<ViewAnswer> whole = v -> AGREED.test(v) && v.getServing() && v.getView().getOutCount() == 0
+          && v.getView().getJoiningCount() == 0;
+      List<ViewAnswer> agreed = await(servers, closed, whole, Duration.ofSeconds(40));
+      long epoch = agreed.get(0).getView().getEpoch();
+      int leader = agreed.get(0).getLeader();
+      int node = leader == 2 ? 1 : 2;
+      int other = 3 - leader - node;
+      Membership member = servers.get(node).membership();
+      member.beforeLeaving = () -> {
+        try {
+          servers.get(leader).membership().propose(ViewChange.newBuilder().setExpectEpoch(epoch).setMarkDown(other)
+              .build(), "a test: node " + other + " decided down meanwhile");
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      };
+      org.sss.kvs.StoreException refused = assertThrows(org.sss.kvs.StoreException.class,
+          () -> member.copyAgain("a test"));
+      assertTrue(refused.getMessage().contains("ask again"), refused.getMessage());
+
+      List<ViewAnswer> after = await(servers, closed, whole, Duration.ofSeconds(40));
+      assertTrue(after.get(0).getView().getEpoch() > epoch, "node " + other + " down, then up again: " + after);
+    } finally {
+      closeOpen(servers, closed);
+    }
+  }
+
   /** Every node has a leader, none is down, and its view was confirmed lately. */
   private static final Predicate<ViewAnswer> AGREED = v -> v.getLeader() >= 0 && v.getView().getDownCount() == 0
       && v.getConfirmedMillisAgo() < 2_000;
