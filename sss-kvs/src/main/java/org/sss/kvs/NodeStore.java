@@ -873,8 +873,8 @@ public final class NodeStore implements AutoCloseable {
     } catch (StoreException e) {
       org.slf4j.LoggerFactory.getLogger(NodeStore.class).error("flushing before close failed: {}", e.getMessage());
     }
-    closeDatabase();
-    if (complete && !catchUpOwed) {
+    boolean closed = closeDatabase();
+    if (complete && closed && !catchUpOwed) {
       try {
         Files.writeString(dir.resolve(CLOSED_FLUSHED), "every table was flushed when this store closed\n");
       } catch (IOException e) {
@@ -946,14 +946,26 @@ public final class NodeStore implements AutoCloseable {
     tables().forEach(StoreTable::lostPairsSettled);
   }
 
-  private void closeDatabase() {
+  /** Closes the database; false when background work still ran, which leaves it open (see below). */
+  private boolean closeDatabase() {
     synchronized (ddlLock) {
       spares.close();
       background.shutdown();
+      boolean ended = false;
       try {
-        background.awaitTermination(60, TimeUnit.SECONDS);
+        ended = background.awaitTermination(60, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+      }
+      if (!ended) {
+        // work still running uses the database and the cache: closing them under it would crash
+        // the process in native code, so they are left to the process's exit
+        org.slf4j.LoggerFactory.getLogger(NodeStore.class).warn(
+            "store {}: background work did not end within 60 s of the close; the database stays open", dir);
+        background.shutdownNow();
+        tables.values().forEach(StoreTable::markDropped);
+        tables.clear();
+        return false;
       }
       for (StoreTable t : tables.values()) {
         t.markDropped();
@@ -969,5 +981,6 @@ public final class NodeStore implements AutoCloseable {
       dbOptions.close();
       blockCache.close();
     }
+    return true;
   }
 }

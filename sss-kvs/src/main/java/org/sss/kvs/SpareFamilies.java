@@ -212,6 +212,11 @@ final class SpareFamilies implements AutoCloseable {
    * its nodes' spares one by one).
    */
   private void create(TableOptions profile, int count) {
+    synchronized (this) {
+      if (closed) {
+        return; // before any options are made: the node's cache may be closed by now
+      }
+    }
     // options of its own for each family (RocksDB copies them), all reading through the node's cache
     List<ColumnFamilyDescriptor> families = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
