@@ -952,9 +952,17 @@ public final class NodeStore implements AutoCloseable {
       spares.close();
       background.shutdown();
       boolean ended = false;
-      try {
-        ended = background.awaitTermination(60, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
+      boolean interrupted = false;
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (true) { // an interrupted closer still waits: closing under running work would crash
+        try {
+          ended = background.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+      if (interrupted) {
         Thread.currentThread().interrupt();
       }
       if (!ended) {

@@ -11,7 +11,6 @@ import org.sss.client.cluster.CopyCheck;
 import org.sss.client.cluster.SssCluster;
 import org.sss.core.keys.KeyType;
 import org.sss.core.keys.PairTypes;
-import org.sss.core.transport.SssException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -127,7 +126,7 @@ final class TableCommand {
       description = {"Compare the copies of every partition of a table, each summed up on its own node.",
           "A node sums up its copy as its pairs and a digest of them. Copies that differ give answers that depend on"
               + " the copy a reader reaches. Exit status 0 when every copy was compared and all agree; 1 when some"
-              + " differ or were not compared; 3 when the command fails (no such table, a repair refused). A table"
+              + " differ or were not compared; 3 when the command fails (no cluster, no such table, a repair refused). A table"
               + " written during the check may differ for that reason alone: check it again."})
   static final class Verify implements Callable<Integer> {
     @CommandLine.Spec
@@ -151,9 +150,10 @@ final class TableCommand {
           r = CopyCheck.repair(client, r, REPAIR_WAIT, System.out::println);
         }
         return report(r);
-      } catch (SssException e) {
+      } catch (Exception e) {
         // not 1, which says the copies differ: a script must tell a failed check from a failing one
-        spec.commandLine().getErr().println(spec.qualifiedName() + ": " + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
+        String message = e.getMessage() == null ? e.toString() : e.getMessage();
+        spec.commandLine().getErr().println(spec.qualifiedName() + ": " + message.lines().findFirst().orElse(""));
         return FAILED;
       }
     }

@@ -232,6 +232,9 @@ public final class CopyCheck {
    * the catch-up drops such a table rather than copy it, and its pairs on this node may be the
    * only ones.
    */
+  /** How long a partner may go without serving before the repair refuses. */
+  private static final Duration PARTNER_WAIT = Duration.ofSeconds(10);
+
   private static void checkSafeToCopyAgain(SssClient client, int node) {
     ClusterSpec spec = ClientInternals.channels(client).spec();
     for (TableStatus t : client.listTables()) {
@@ -250,11 +253,23 @@ public final class CopyCheck {
     }
     for (int partner : partners) {
       String why;
-      try {
-        MembershipView v = client.view(partner);
-        why = v.serving() ? null : "it does not serve now (it may be back from a crash and catching up)";
-      } catch (RuntimeException e) {
-        why = "it does not answer (" + e.getMessage() + ")";
+      long deadline = System.nanoTime() + PARTNER_WAIT.toNanos();
+      while (true) { // a view that lapses for a moment on a busy machine is not a refusal
+        try {
+          MembershipView v = client.view(partner);
+          why = v.serving() ? null : "it does not serve now (it may be back from a crash and catching up)";
+        } catch (RuntimeException e) {
+          why = "it does not answer (" + e.getMessage() + ")";
+        }
+        if (why == null || System.nanoTime() > deadline) {
+          break;
+        }
+        try {
+          Thread.sleep(200);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new SssException(ErrorCode.NOT_SERVING, "interrupted while waiting for node " + partner + " to serve");
+        }
       }
       if (why != null) {
         throw new SssException(ErrorCode.NOT_SERVING, "node " + node + " was not asked to copy again: node " + partner

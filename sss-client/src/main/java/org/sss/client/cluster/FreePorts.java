@@ -31,28 +31,23 @@ final class FreePorts {
   private FreePorts() {}
 
   /**
-   * The system property naming the ports to draw from, as {@code LOW-HIGH}: processes that start
-   * clusters side by side (the build's two test JVMs) each get a range of their own, so that
-   * neither takes a port the other picked and has not bound yet, or holds for a node it restarts.
+   * The system property giving this process a slot (a number from 1): processes that start
+   * clusters side by side (the build's test JVMs, one slot each) then draw from eighths of the
+   * range of their own, so that neither takes a port the other picked and has not bound yet, or
+   * holds for a node it restarts. Slots past eight share eighths again; a value that is not a
+   * number is ignored.
    */
-  static final String RANGE_PROPERTY = "sss.local.ports";
+  static final String SLOT_PROPERTY = "sss.local.ports.slot";
+  private static final int SLOTS = 8;
 
   static List<Integer> pick(int count) throws IOException {
     int high = Math.min(ephemeralLow() - 1, HIGHEST);
     int low = Math.max(1024, high - SPAN);
-    String range = System.getProperty(RANGE_PROPERTY);
-    if (range != null && !range.isBlank()) {
-      String[] ends = range.strip().split("-");
-      try {
-        low = Integer.parseInt(ends[0].strip());
-        high = Integer.parseInt(ends[1].strip());
-      } catch (RuntimeException e) {
-        throw new IllegalArgumentException(RANGE_PROPERTY + " must be two ports as LOW-HIGH, not '" + range + "'");
-      }
-      if (low < 1024 || high > 65535 || high - low < 2 * count) {
-        throw new IllegalArgumentException(RANGE_PROPERTY + "=" + range + ": needs at least " + 2 * count
-            + " ports between 1024 and 65535");
-      }
+    int slot = slot();
+    if (slot > 0) {
+      int width = (high - low + 1) / SLOTS;
+      low += ((slot - 1) % SLOTS) * width;
+      high = low + width - 1;
     }
     List<ServerSocket> held = new ArrayList<>();
     List<Integer> ports = new ArrayList<>();
@@ -79,6 +74,15 @@ final class FreePorts {
       }
     }
     return ports;
+  }
+
+  /** This process's slot ({@link #SLOT_PROPERTY}), or 0 for none. */
+  private static int slot() {
+    try {
+      return Math.max(0, Integer.parseInt(System.getProperty(SLOT_PROPERTY, "0").strip()));
+    } catch (NumberFormatException e) {
+      return 0; // such as an unexpanded ${surefire.forkNumber} where the tests run without forks
+    }
   }
 
   /** The first port of the kernel's ephemeral range (Linux's default when it cannot be read). */

@@ -147,8 +147,16 @@ public final class NodeControl {
     } catch (RuntimeException e) {
       return forceStop(e.getMessage());
     }
-    if (!awaitLockFree(STOP_TIMEOUT) || !awaitExit(holder, TERM_GRACE)) {
+    if (!awaitLockFree(STOP_TIMEOUT)) {
       return forceStop("it flushed but did not exit within " + STOP_TIMEOUT.toSeconds() + " s");
+    }
+    if (!awaitExit(holder, TERM_GRACE)) {
+      // its store closed before it released the lock: killing what is left loses nothing
+      holder.ifPresent(ProcessHandle::destroyForcibly);
+      awaitExit(holder, TERM_GRACE);
+      return "node " + node + ": stopped, " + flushed + " table(s) flushed; its process (pid "
+          + holder.map(h -> Long.toString(h.pid())).orElse("?") + ") closed its store but did not exit within "
+          + TERM_GRACE.toSeconds() + " s: KILLED";
     }
     return "node " + node + ": stopped, " + flushed + " table(s) flushed";
   }

@@ -422,11 +422,14 @@ class CommandLineTest {
     // (another test JVM may run beside this one) make directories in the shared one meanwhile
     Path tmp = Files.createDirectories(work.resolve("tmp-of-refused"));
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Path errFile = work.resolve("refused.err");
     Process p = new ProcessBuilder(java, "-Xmx256m", "-Djava.io.tmpdir=" + tmp, "-cp",
         System.getProperty("java.class.path"), SssCommand.class.getName(), "--nodes", "1000000", "ping")
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-    String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the refused command ends");
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(errFile.toFile()).start();
+    boolean ended = p.waitFor(60, TimeUnit.SECONDS);
+    p.destroyForcibly();
+    String err = Files.readString(errFile, StandardCharsets.UTF_8);
+    assertTrue(ended, "the refused command ends: " + err);
     assertEquals(1, p.exitValue(), err);
     assertEquals(1, err.lines().count(), err);
     assertTrue(err.contains("open files") && err.contains("nodes fit"), err);

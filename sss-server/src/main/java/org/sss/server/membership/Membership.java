@@ -779,13 +779,30 @@ public final class Membership implements AutoCloseable {
         } else {
           LOG.warn("membership: {}: decided {} (epoch {})", why, decided, after.getEpoch());
         }
-      } else {
+      } else if (holds(change, after)) {
         LOG.warn("membership: {}: decided {} (epoch {})", why, change.getChangeCase().name().substring(5)
             .toLowerCase(Locale.ROOT), after.getEpoch());
+      } else {
+        LOG.info("membership: {}: not decided, the view moved on to epoch {} first", why, after.getEpoch());
       }
     }
     note(after);
     return after;
+  }
+
+  /**
+   * Whether {@code view} shows what {@code change} asks for: a change refused because the view
+   * moved on is answered with that newer view too, and must not be logged as decided.
+   */
+  private static boolean holds(ViewChange change, ClusterView view) {
+    return switch (change.getChangeCase()) {
+      case MARK_DOWN -> view.getDownList().contains(change.getMarkDown());
+      case MARK_OUT -> view.getOutList().contains(change.getMarkOut());
+      case MARK_JOINING -> view.getJoiningList().contains(change.getMarkJoining());
+      case MARK_UP -> !view.getDownList().contains(change.getMarkUp()) && !view.getOutList().contains(change.getMarkUp())
+          && !view.getJoiningList().contains(change.getMarkUp());
+      default -> true;
+    };
   }
 
   /** Takes a newer view, once no write checked against the old one is still being applied. */
