@@ -205,16 +205,30 @@ public final class NodeControl {
     if (holder.isEmpty()) {
       return true;
     }
-    try {
-      holder.get().onExit().get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    Instant deadline = Instant.now().plus(timeout);
+    while (!ended(holder.get())) {
+      if (Instant.now().isAfter(deadline)) {
+        return false;
+      }
+      sleep(20);
+    }
+    return true;
+  }
+
+  /**
+   * Whether the process has ended: gone, or a zombie (in a container whose first process does
+   * not reap orphans, a server started by an earlier command stays one after it exits).
+   */
+  static boolean ended(ProcessHandle h) {
+    if (!h.isAlive()) {
       return true;
-    } catch (java.util.concurrent.TimeoutException e) {
-      return !holder.get().isAlive();
-    } catch (java.util.concurrent.ExecutionException e) {
-      return !holder.get().isAlive();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return !holder.get().isAlive();
+    }
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(h.pid()), "stat"));
+      int name = stat.lastIndexOf(')'); // the state follows the command's name, which may hold spaces
+      return name > 0 && name + 2 < stat.length() && stat.charAt(name + 2) == 'Z';
+    } catch (IOException | RuntimeException e) {
+      return !h.isAlive(); // no /proc here, or it just went
     }
   }
 

@@ -26,4 +26,33 @@ class FreePortsTest {
       }
     }
   }
+
+  /** Each slot draws from an eighth of its own; slots past eight wrap; a value that is no number changes nothing. */
+  @Test
+  void aSlot_drawsFromItsOwnEighth() throws Exception {
+    int ephemeralLow = Integer.parseInt(
+        Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0).trim().split("\\s+")[0]);
+    int high = Math.min(ephemeralLow - 1, 29_999);
+    int low = Math.max(1024, high - 10_000);
+    int width = (high - low + 1) / 8;
+    String before = System.getProperty(FreePorts.SLOT_PROPERTY);
+    try {
+      for (String slot : List.of("3", "11")) { // 11 wraps to the third eighth
+        System.setProperty(FreePorts.SLOT_PROPERTY, slot);
+        for (int port : FreePorts.pick(20)) {
+          assertTrue(port >= low + 2 * width && port < low + 3 * width, "slot " + slot + ": " + port);
+        }
+      }
+      System.setProperty(FreePorts.SLOT_PROPERTY, "${surefire.forkNumber}");
+      for (int port : FreePorts.pick(20)) {
+        assertTrue(port >= low && port <= high, "no slot: " + port);
+      }
+    } finally {
+      if (before == null) {
+        System.clearProperty(FreePorts.SLOT_PROPERTY);
+      } else {
+        System.setProperty(FreePorts.SLOT_PROPERTY, before);
+      }
+    }
+  }
 }
