@@ -875,10 +875,15 @@ public final class NodeStore implements AutoCloseable {
     }
     boolean closed = closeDatabase();
     if (complete && closed && !catchUpOwed) {
+      boolean interrupted = Thread.interrupted(); // an interrupted closer would lose the mark (an interruptible channel)
       try {
         Files.writeString(dir.resolve(CLOSED_FLUSHED), "every table was flushed when this store closed\n");
       } catch (IOException e) {
         // the next open counts the close as a crash: only more cautious
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
       }
     }
     return flushed;

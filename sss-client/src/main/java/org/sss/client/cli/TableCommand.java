@@ -150,10 +150,16 @@ final class TableCommand {
           r = CopyCheck.repair(client, r, REPAIR_WAIT, System.out::println);
         }
         return report(r);
+      } catch (CommandLine.ParameterException e) {
+        throw e;
       } catch (Exception e) {
         // not 1, which says the copies differ: a script must tell a failed check from a failing one
-        String message = e.getMessage() == null ? e.toString() : e.getMessage();
+        String message = e instanceof java.nio.file.FileSystemException f ? SssCommand.describe(f)
+            : e.getMessage() == null ? e.toString() : e.getMessage();
         spec.commandLine().getErr().println(spec.qualifiedName() + ": " + message.lines().findFirst().orElse(""));
+        if (Boolean.getBoolean("sss.debug")) {
+          e.printStackTrace(spec.commandLine().getErr());
+        }
         return FAILED;
       }
     }

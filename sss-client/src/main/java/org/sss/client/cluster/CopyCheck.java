@@ -223,6 +223,9 @@ public final class CopyCheck {
     return r;
   }
 
+  /** How long a partner may go without serving before the repair refuses. */
+  private static final Duration PARTNER_WAIT = Duration.ofSeconds(10);
+
   /**
    * Refuses, changing nothing, when a node copying again could lose pairs no other copy holds.
    * It empties every replicated table it holds and copies each partition from another copy, so:
@@ -232,9 +235,6 @@ public final class CopyCheck {
    * the catch-up drops such a table rather than copy it, and its pairs on this node may be the
    * only ones.
    */
-  /** How long a partner may go without serving before the repair refuses. */
-  private static final Duration PARTNER_WAIT = Duration.ofSeconds(10);
-
   private static void checkSafeToCopyAgain(SssClient client, int node) {
     ClusterSpec spec = ClientInternals.channels(client).spec();
     for (TableStatus t : client.listTables()) {

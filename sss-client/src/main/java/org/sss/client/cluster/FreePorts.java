@@ -44,8 +44,8 @@ final class FreePorts {
     int high = Math.min(ephemeralLow() - 1, HIGHEST);
     int low = Math.max(1024, high - SPAN);
     int slot = slot();
-    if (slot > 0) {
-      int width = (high - low + 1) / SLOTS;
+    int width = (high - low + 1) / SLOTS;
+    if (slot > 0 && width - 1 > 2 * count) { // (a range too small to share is drawn from whole)
       low += ((slot - 1) % SLOTS) * width;
       high = low + width - 1;
     }

@@ -153,10 +153,10 @@ public final class NodeControl {
     if (!awaitExit(holder, TERM_GRACE)) {
       // its store closed before it released the lock: killing what is left loses nothing
       holder.ifPresent(ProcessHandle::destroyForcibly);
-      awaitExit(holder, TERM_GRACE);
+      boolean gone = awaitExit(holder, TERM_GRACE);
       return "node " + node + ": stopped, " + flushed + " table(s) flushed; its process (pid "
           + holder.map(h -> Long.toString(h.pid())).orElse("?") + ") closed its store but did not exit within "
-          + TERM_GRACE.toSeconds() + " s: KILLED";
+          + TERM_GRACE.toSeconds() + " s: " + (gone ? "KILLED" : "NOT ENDED even by SIGKILL (not ours to signal?)");
     }
     return "node " + node + ": stopped, " + flushed + " table(s) flushed";
   }
@@ -224,7 +224,7 @@ public final class NodeControl {
       return true;
     }
     try {
-      String stat = Files.readString(Path.of("/proc", Long.toString(h.pid()), "stat"));
+      String stat = Files.readString(Path.of("/proc", Long.toString(h.pid()), "stat"), StandardCharsets.ISO_8859_1);
       int name = stat.lastIndexOf(')'); // the state follows the command's name, which may hold spaces
       return name > 0 && name + 2 < stat.length() && stat.charAt(name + 2) == 'Z';
     } catch (IOException | RuntimeException e) {

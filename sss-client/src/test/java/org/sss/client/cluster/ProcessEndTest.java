@@ -12,8 +12,9 @@ import org.junit.jupiter.api.Test;
 class ProcessEndTest {
   @Test
   void aRunningProcess_hasNotEnded_aZombie_has_andOneThatExits_isWaitedFor() throws Exception {
-    // sh starts a short child, then becomes a sleep that never reaps it: the child stays a zombie
-    Process parent = new ProcessBuilder("sh", "-c", "sleep 0 & exec sleep 30").start();
+    // sh starts a short child, then becomes a sleep that never reaps it: the child, ending after
+    // the exec in any shell, stays a zombie
+    Process parent = new ProcessBuilder("sh", "-c", "sleep 1 & exec sleep 30").start();
     try {
       ProcessHandle zombie = null;
       for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); zombie == null; ) {
@@ -21,6 +22,7 @@ class ProcessEndTest {
         assertTrue(System.nanoTime() < deadline, "the child did not become a zombie");
         Thread.sleep(20);
       }
+      assertTrue(zombie.isAlive(), "the JDK counts a zombie alive: ended() saw its state");
       assertFalse(NodeControl.ended(parent.toHandle()), "the sleep runs");
       assertTrue(NodeControl.awaitExit(Optional.of(zombie), Duration.ofMillis(100)));
       assertFalse(NodeControl.awaitExit(Optional.of(parent.toHandle()), Duration.ofMillis(200)), "still running");
