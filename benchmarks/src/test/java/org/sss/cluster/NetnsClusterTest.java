@@ -53,6 +53,7 @@ class NetnsClusterTest {
     assertEquals(0, run(SCRIPT.toString(), "up", "3", "--dir", dir.toString(), "--rate", "1gbit", "--heap", "512m"),
         "netns-cluster.sh up");
     clusterFile = dir.resolve("cluster.properties");
+    awaitServing(); // `up` returns once every node answers; its view may not be confirmed yet
     StringBuilder sb = new StringBuilder();
     Random rnd = new Random(5);
     for (int i = 0; i < 20_000; i++) {
@@ -68,6 +69,35 @@ class NetnsClusterTest {
       while (t.hasMoreTokens()) {
         expected.merge(t.nextToken(), 1L, Long::sum);
       }
+    }
+  }
+
+  /**
+   * Waits until every node serves with a view confirmed by the members: a load committed before
+   * that is refused by a node whose store the members have not recorded yet.
+   */
+  static void awaitServing() throws InterruptedException {
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    try (SssClient client = SssClient.connect(clusterFile)) {
+      int nodes = org.sss.core.cluster.ClusterSpec.load(clusterFile).nodeCount();
+      for (int i = 0; i < nodes; i++) {
+        while (true) {
+          String why;
+          try {
+            org.sss.client.MembershipView v = client.view(i);
+            if (v.serving() && v.confirmedMillisAgo() < 2_000 && client.view().whole()) {
+              break;
+            }
+            why = v.toString();
+          } catch (RuntimeException e) {
+            why = e.getMessage();
+          }
+          assertTrue(System.nanoTime() < deadline, "node " + i + " did not serve within 60 s: " + why);
+          Thread.sleep(100);
+        }
+      }
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 
