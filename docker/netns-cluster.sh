@@ -63,9 +63,10 @@ sss_cli() {
   "$java_bin" -Xmx256m -cp "$(classpath)" -Dsss.log.level=ERROR org.sss.client.cli.SssCommand "$@"
 }
 
-# running, stopped or unresponsive, as the node itself says (its lock and its answer)
+# running, stopped or unresponsive, as the node itself says (its lock and its answer); with a
+# third argument --serving, `not serving` for a node that runs but does not serve yet
 node_state() {
-  sss_cli node state --config "$dir/node-$1/node.properties" --wait "${2:-30}" 2>/dev/null || true
+  sss_cli node state --config "$dir/node-$1/node.properties" --wait "${2:-30}" ${3:-} 2>/dev/null || true
 }
 
 up() {
@@ -163,7 +164,8 @@ await_all() {
   local count; count="$(awk '$1 == "nodes" {print $2}' "$state")"
   for ((i = 0; i < count; i++)); do
     for ((t = 0; ; t++)); do
-      [[ "$(node_state "$i" 1)" == running ]] && break
+      # serving, not only answering: a load committed before the members recorded a node's store is refused
+      [[ "$(node_state "$i" 1 --serving)" == running ]] && break
       ((t < 120)) || die "node $i did not start; its log, $dir/node-$i/server.log, ends with:
 $(tail -n 20 "$dir/node-$i/server.log" 2>/dev/null)"
       sleep 0.5

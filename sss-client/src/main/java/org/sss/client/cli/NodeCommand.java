@@ -26,9 +26,19 @@ final class NodeCommand {
         description = "how long to wait for a held, silent lock to settle (default: ${DEFAULT-VALUE})")
     int waitSeconds;
 
+    @Option(names = "--serving", description = "say `not serving` (exit status 5) for a node that runs but neither"
+        + " serves nor catches up yet: in a cluster keeping copies, one whose view the members have not confirmed,"
+        + " or whose store they have not recorded")
+    boolean serving;
+
     @Override
     public Integer call() throws Exception {
-      NodeControl.State s = NodeControl.ofNodeFile(config).awaitSettled(Duration.ofSeconds(waitSeconds));
+      NodeControl node = NodeControl.ofNodeFile(config);
+      NodeControl.State s = node.awaitSettled(Duration.ofSeconds(waitSeconds));
+      if (serving && s == NodeControl.State.RUNNING && !node.serves()) {
+        System.out.println("not serving");
+        return 5;
+      }
       System.out.println(s.name().toLowerCase(Locale.ROOT));
       return switch (s) {
         case RUNNING -> 0;

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Properties;
+import org.sss.client.MembershipView;
 import org.sss.client.SssClient;
 import org.sss.core.cluster.ClusterSpec;
 
@@ -92,6 +93,29 @@ public final class NodeControl {
     } catch (RuntimeException e) {
       return false;
     }
+  }
+
+  /**
+   * True when the node serves reads and writes, or catches up (which may take long, and ends on
+   * its own): in a cluster keeping copies, once the members have confirmed its view and recorded
+   * its store (a load committed before that is refused by it); in a cluster of one copy, when
+   * it answers.
+   */
+  public boolean serves() {
+    try (SssClient c = SssClient.connect(spec)) {
+      if (spec.replication() < 2) {
+        return pingable(c);
+      }
+      MembershipView v = c.view(node);
+      return v.confirmedMillisAgo() < 2_000 && (v.serving() || v.out().contains(node) || v.joining().contains(node));
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  private boolean pingable(SssClient c) {
+    c.ping(node);
+    return true;
   }
 
   /** The node's state now. */

@@ -111,9 +111,17 @@ class ServerCommandTest {
         client.put("t", PairTypes.of(DataType.STRING, DataType.STRING), Serdes.STRING.encodeKey("k"), Serdes.STRING.encodeValue("v"));
       }
       assertEquals(0, CommandLineTest.sss("--cluster", node.resolve("cluster.properties").toString(), "ping").status());
+      CommandLineTest.Run serving = CommandLineTest.sss("node", "state", "--config", node.resolve("node.properties")
+          .toString(), "--serving");
+      assertEquals(0, serving.status(), serving::toString);
+      assertEquals("running", serving.out().strip(), serving::toString);
       CommandLineTest.Run stop = CommandLineTest.sss("node", "stop", "--config", node.resolve("node.properties").toString());
       assertEquals(0, stop.status(), stop::toString);
       assertEquals("node 0: stopped, 1 table(s) flushed", stop.out().strip(), stop::toString);
+      CommandLineTest.Run stopped = CommandLineTest.sss("node", "state", "--config", node.resolve("node.properties")
+          .toString(), "--serving");
+      assertEquals(3, stopped.status(), stopped::toString);
+      assertEquals("stopped", stopped.out().strip(), stopped::toString);
       assertTrue(first.process().waitFor(30, TimeUnit.SECONDS), "the server process ends after a stop");
       assertEquals(0, first.process().exitValue(), String.join("\n", first.out()));
     } finally {
