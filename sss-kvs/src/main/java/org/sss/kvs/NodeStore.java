@@ -970,20 +970,18 @@ public final class NodeStore implements AutoCloseable {
       if (interrupted) {
         Thread.currentThread().interrupt();
       }
+      for (StoreTable t : tables.values()) {
+        t.markDropped();
+      }
+      tables.clear();
       if (!ended) {
         // work still running uses the database and the cache: closing them under it would crash
         // the process in native code, so they are left to the process's exit
         org.slf4j.LoggerFactory.getLogger(NodeStore.class).warn(
             "store {}: background work did not end within 60 s of the close; the database stays open", dir);
         background.shutdownNow();
-        tables.values().forEach(StoreTable::markDropped);
-        tables.clear();
         return false;
       }
-      for (StoreTable t : tables.values()) {
-        t.markDropped();
-      }
-      tables.clear();
       try {
         db.syncWal();
       } catch (RocksDBException ignored) {

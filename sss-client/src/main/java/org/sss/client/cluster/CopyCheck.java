@@ -245,11 +245,8 @@ public final class CopyCheck {
       }
     }
     Set<Integer> partners = new TreeSet<>();
-    for (int p = 0; p < spec.partitionMap().partitions(); p++) {
-      List<Integer> copies = spec.placement().replicasOf(p).subList(0, Math.max(1, spec.replication()));
-      if (copies.contains(node)) {
-        copies.stream().filter(n -> n != node).forEach(partners::add);
-      }
+    for (int p : spec.placement().partitionsHeldBy(node)) {
+      spec.placement().replicasOf(p).stream().filter(n -> n != node).forEach(partners::add);
     }
     for (int partner : partners) {
       String why;

@@ -424,7 +424,7 @@ public final class LocalProcessCluster implements SssCluster {
           try {
             MembershipView v = client.view(i);
             // serving, or catching up (which may take long, and is the node's own business)
-            if (v.confirmedMillisAgo() < 2_000 && (v.serving() || v.out().contains(i) || v.joining().contains(i))) {
+            if (NodeControl.servesOrCatchesUp(v, i)) {
               break;
             }
             why = "its view was last confirmed " + (v.confirmedMillisAgo() == Long.MAX_VALUE ? "never"

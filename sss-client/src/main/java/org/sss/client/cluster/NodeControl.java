@@ -104,18 +104,18 @@ public final class NodeControl {
   public boolean serves() {
     try (SssClient c = SssClient.connect(spec)) {
       if (spec.replication() < 2) {
-        return pingable(c);
+        c.ping(node);
+        return true;
       }
-      MembershipView v = c.view(node);
-      return v.confirmedMillisAgo() < 2_000 && (v.serving() || v.out().contains(node) || v.joining().contains(node));
+      return servesOrCatchesUp(c.view(node), node);
     } catch (RuntimeException e) {
       return false;
     }
   }
 
-  private boolean pingable(SssClient c) {
-    c.ping(node);
-    return true;
+  /** Whether {@code v}, node {@code node}'s own view, is confirmed and has it serving or catching up. */
+  static boolean servesOrCatchesUp(MembershipView v, int node) {
+    return v.confirmedMillisAgo() < 2_000 && (v.serving() || v.out().contains(node) || v.joining().contains(node));
   }
 
   /** The node's state now. */

@@ -157,9 +157,7 @@ class MembershipTest {
     List<SssServer> servers = startThree();
     boolean[] closed = new boolean[3];
     try {
-      Predicate<ViewAnswer> whole = v -> AGREED.test(v) && v.getServing() && v.getView().getOutCount() == 0
-          && v.getView().getJoiningCount() == 0;
-      List<ViewAnswer> agreed = await(servers, closed, whole, Duration.ofSeconds(40));
+      List<ViewAnswer> agreed = await(servers, closed, WHOLE, Duration.ofSeconds(40));
       long epoch = agreed.get(0).getView().getEpoch();
       int node = agreed.get(0).getLeader() == 2 ? 1 : 2;
       Membership member = servers.get(node).membership();
@@ -169,7 +167,7 @@ class MembershipTest {
       ViewAnswer now = servers.get(node).membershipView();
       assertFalse(now.getServing(), "the node serves while the outcome is unknown: " + now);
 
-      List<ViewAnswer> back = await(servers, closed, whole, Duration.ofSeconds(40));
+      List<ViewAnswer> back = await(servers, closed, WHOLE, Duration.ofSeconds(40));
       long after = back.get(0).getView().getEpoch();
       assertTrue(after >= epoch + 2, "taken out and back in: epoch " + epoch + " -> " + after);
     } finally {
@@ -187,9 +185,7 @@ class MembershipTest {
     List<SssServer> servers = startThree();
     boolean[] closed = new boolean[3];
     try {
-      Predicate<ViewAnswer> whole = v -> AGREED.test(v) && v.getServing() && v.getView().getOutCount() == 0
-          && v.getView().getJoiningCount() == 0;
-      List<ViewAnswer> agreed = await(servers, closed, whole, Duration.ofSeconds(40));
+      List<ViewAnswer> agreed = await(servers, closed, WHOLE, Duration.ofSeconds(40));
       long epoch = agreed.get(0).getView().getEpoch();
       int leader = agreed.get(0).getLeader();
       int node = leader == 2 ? 1 : 2;
@@ -207,7 +203,7 @@ class MembershipTest {
           () -> member.copyAgain("a test"));
       assertTrue(refused.getMessage().contains("ask again"), refused.getMessage());
 
-      List<ViewAnswer> after = await(servers, closed, whole, Duration.ofSeconds(40));
+      List<ViewAnswer> after = await(servers, closed, WHOLE, Duration.ofSeconds(40));
       assertTrue(after.get(0).getView().getEpoch() > epoch, "node " + other + " down, then up again: " + after);
     } finally {
       closeOpen(servers, closed);
@@ -217,6 +213,10 @@ class MembershipTest {
   /** Every node has a leader, none is down, and its view was confirmed lately. */
   private static final Predicate<ViewAnswer> AGREED = v -> v.getLeader() >= 0 && v.getView().getDownCount() == 0
       && v.getConfirmedMillisAgo() < 2_000;
+
+  /** Agreed, and every node serves, in sync: none out or catching up. */
+  private static final Predicate<ViewAnswer> WHOLE = v -> AGREED.test(v) && v.getServing()
+      && v.getView().getOutCount() == 0 && v.getView().getJoiningCount() == 0;
 
   /** Three servers of a two-copy cluster in this JVM, under {@link #dir}. */
   private List<SssServer> startThree() throws Exception {
