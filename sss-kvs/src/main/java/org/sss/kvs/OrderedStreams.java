@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.sss.core.keys.StoredKeys;
+import org.sss.core.proto.ErrorCode;
 import org.sss.core.transport.Varints;
 
 /**
@@ -89,6 +90,10 @@ final class OrderedStreams {
     if (s.broken) {
       return 0;
     }
+    if (s.built) {
+      breakStream(s); // pairs after the writer's own files: the files land first
+      return 0;
+    }
     int at = 0;
     while (at < length) {
       int pairAt = at;
@@ -106,6 +111,36 @@ final class OrderedStreams {
       }
     }
     return length;
+  }
+
+  /**
+   * Takes a file that stream {@code id}'s writer built of its pairs of one partition
+   * ({@link PartitionFiles}), to be ingested with the files finished here. Refused, deleting the
+   * file, after the stream's pairs: the writer sends its files first, and pairs only once it
+   * broke, so a file after pairs would be one whose order is lost.
+   */
+  void take(long id, Written w) {
+    boolean ok = false;
+    try {
+      if (closed) {
+        throw new StoreException(ErrorCode.NO_SUCH_TABLE, "table '" + table.name() + "' was dropped or closed");
+      }
+      if (id == NONE) {
+        throw new StoreException(ErrorCode.BAD_REQUEST, "a built file of table '" + table.name() + "' names no stream");
+      }
+      Stream s = streams.computeIfAbsent(id, k -> new Stream());
+      if (s.broken || Arrays.stream(s.lanes).anyMatch(lane -> lane != null && lane.file != null)) {
+        throw new StoreException(ErrorCode.BAD_REQUEST, "a built file of table '" + table.name() + "' came after pairs"
+            + " of its stream (" + (id >>> 32) + "/" + (int) id + "); a writer sends its files first");
+      }
+      s.built = true;
+      finished.add(w);
+      ok = true;
+    } finally {
+      if (!ok) {
+        w.file().close();
+      }
+    }
   }
 
   private boolean append(Stream s, byte[] block, int keyAt, int keyLength, int valueAt, int valueLength) {
@@ -297,6 +332,8 @@ final class OrderedStreams {
     /** By partition (a stored key's first two bytes); grown to the highest partition written. */
     Lane[] lanes = new Lane[0];
     boolean broken;
+    /** Whether its writer sent files it built ({@link #take}): its first pair is its break. */
+    boolean built;
 
     /** The lane of {@code partition}, made on first use: an array lookup per pair, no boxing. */
     Lane lane(int partition) {

@@ -50,8 +50,9 @@ public final class RunFile implements AutoCloseable {
    * written as ordered streams keeps up to {@link OrderedStreams#MAX_OPEN_FILES} files open at
    * once.
    */
-  private final EnvOptions env = new EnvOptions().setWritableFileMaxBufferSize(128 << 10);
+  private final EnvOptions env;
   private final Options opts;
+  /** Null for a file written elsewhere ({@link #written}). */
   private final SstFileWriter writer;
   /** Whether the table's gathered writes ({@link SortedRuns}) are stored before the run, so that the run is newer. */
   private final boolean sealFirst;
@@ -65,6 +66,7 @@ public final class RunFile implements AutoCloseable {
 
   RunFile(StoreTable table, boolean sealFirst) {
     this.table = table;
+    this.env = new EnvOptions().setWritableFileMaxBufferSize(128 << 10);
     this.opts = new Options().setTableFormatConfig(NodeStore.tableFormat().setNoBlockCache(true)) // it only writes
         .setCompressionType(NodeStore.compressionOf(table.options()));
     this.sealFirst = sealFirst;
@@ -84,6 +86,28 @@ public final class RunFile implements AutoCloseable {
           + e.getMessage(), e);
     }
     writer = w;
+  }
+
+  /** A finished file of {@code pairs} pairs already in the table's ingest directory (received whole). */
+  private RunFile(StoreTable table, Path file, long pairs) {
+    this.table = table;
+    this.file = file;
+    this.pairs = pairs;
+    this.env = null;
+    this.opts = null;
+    this.writer = null;
+    this.sealFirst = false;
+    this.finished = true;
+  }
+
+  /** The finished file {@code file} of {@code pairs} pairs, in {@code table}'s ingest directory; deleted when closed unless ingested. */
+  static RunFile written(StoreTable table, Path file, long pairs) {
+    return new RunFile(table, file, pairs);
+  }
+
+  /** Where the file is: read only once it is finished, and before it is ingested or closed. */
+  Path path() {
+    return file;
   }
 
   /** Adds a pair; its key must be greater than every key added before. */
@@ -106,6 +130,21 @@ public final class RunFile implements AutoCloseable {
     }
     keyBuffer = fill(keyBuffer, source, keyAt, keyLength, 64);
     valueBuffer = fill(valueBuffer, source, valueAt, valueLength, 4 << 10);
+    try {
+      writer.put(keyBuffer, valueBuffer);
+      pairs++;
+    } catch (RocksDBException e) {
+      throw table.storageError("writing a sorted run", e);
+    }
+  }
+
+  /** Adds a pair whose key is {@code key[0, keyLength)}; its key must be greater than every key added before. */
+  void put(byte[] key, int keyLength, byte[] value) {
+    if (closed || finished) {
+      throw new IllegalStateException("run file already finished, ingested or closed");
+    }
+    keyBuffer = fill(keyBuffer, key, 0, keyLength, 64);
+    valueBuffer = fill(valueBuffer, value, 0, value.length, 4 << 10);
     try {
       writer.put(keyBuffer, valueBuffer);
       pairs++;
@@ -226,9 +265,9 @@ public final class RunFile implements AutoCloseable {
       closed = true;
       if (writer != null) {
         writer.close();
+        opts.close();
+        env.close();
       }
-      opts.close();
-      env.close();
       deleteQuietly(file);
     }
   }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.sss.core.cluster.JobTables;
+import org.sss.core.proto.ErrorCode;
 import org.sss.core.transport.Varints;
 
 /**
@@ -92,6 +93,24 @@ final class SortedRuns {
       }
       gather(kept, length, count, storeWhenFull);
       return kept == block;
+    } finally {
+      noteEmptiness();
+    }
+  }
+
+  /**
+   * Takes a file stream {@code stream}'s writer built ({@link OrderedStreams#take}); refused,
+   * deleting it, on a table that keeps no streams or is dropped.
+   */
+  synchronized void takeBuiltFile(long stream, OrderedStreams.Written file) {
+    try {
+      storeResident(); // it must land before anything written after it
+      if (streams == null || table.isDropped()) {
+        file.file().close();
+        throw new StoreException(ErrorCode.BAD_REQUEST, "table '" + table.name() + "' takes no built files"
+            + (streams == null ? " (it keeps no writers' streams)" : " (it was dropped)"));
+      }
+      streams.take(stream, file);
     } finally {
       noteEmptiness();
     }

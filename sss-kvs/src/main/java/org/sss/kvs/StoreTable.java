@@ -1,6 +1,11 @@
 package org.sss.kvs;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -18,10 +23,14 @@ import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Supplier;
 import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.Snapshot;
+import org.rocksdb.SstFileReader;
+import org.rocksdb.SstFileReaderIterator;
+import org.rocksdb.TableProperties;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.sss.core.cluster.JobTables;
@@ -529,6 +538,84 @@ public final class StoreTable {
       lock.unlock();
     }
     return false;
+  }
+
+  /**
+   * Takes a file of stream {@code stream}'s pairs of one partition that this node's writer built
+   * ({@link PartitionFiles.BuiltFile#keep}); deleted if refused.
+   */
+  void takeBuiltFile(long stream, OrderedStreams.Written file) {
+    try {
+      checkLive();
+    } catch (StoreException e) {
+      file.file().close();
+      throw e;
+    }
+    storing(() -> {
+      runs.takeBuiltFile(stream, file);
+      return null;
+    });
+  }
+
+  /**
+   * Takes a file of stream {@code stream}'s pairs of one partition that another node's writer
+   * built ({@link PartitionFiles}), received whole in {@code body}: written into the ingest
+   * directory, checked to hold {@code pairs} pairs from {@code first} to {@code last} and no
+   * deletion, and ingested with the stream's files when the table is sealed. A file refused is
+   * deleted, and nothing of it is in the table.
+   */
+  public void receiveBuiltFile(long stream, ByteBuffer body, long pairs, byte[] first, byte[] last, long pairBytes) {
+    checkLive();
+    Path file;
+    try {
+      Files.createDirectories(ingestDir);
+      file = Files.createTempFile(ingestDir, name + "-in-", ".sst");
+    } catch (IOException e) {
+      throw new StoreException(ErrorCode.STORAGE_ERROR, "cannot write a received file of table '" + name + "': "
+          + e.getMessage(), e);
+    }
+    RunFile run = RunFile.written(this, file, pairs);
+    try {
+      try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+        while (body.hasRemaining()) {
+          ch.write(body);
+        }
+      }
+      checkBuiltFile(file, pairs, first, last);
+    } catch (IOException | RuntimeException e) {
+      run.close();
+      if (e instanceof StoreException se) {
+        throw se;
+      }
+      throw new StoreException(ErrorCode.STORAGE_ERROR, "cannot write a received file of table '" + name + "': "
+          + e.getMessage(), e);
+    }
+    takeBuiltFile(stream, new OrderedStreams.Written(run, first.clone(), last.clone(), pairBytes));
+  }
+
+  /** Refuses a received file that is not what its sender announced (read from its index and properties, not scanned). */
+  private void checkBuiltFile(Path file, long pairs, byte[] first, byte[] last) {
+    String refused = "a received file of table '" + name + "' ";
+    try (Options o = new Options(); SstFileReader reader = new SstFileReader(o)) {
+      reader.open(file.toString());
+      TableProperties props = reader.getTableProperties();
+      if (props.getNumEntries() != pairs || props.getNumDeletions() != 0 || props.getNumMergeOperands() != 0) {
+        throw new StoreException(ErrorCode.BAD_REQUEST, refused + "holds " + props.getNumEntries() + " entries ("
+            + props.getNumDeletions() + " deletions) where " + pairs + " pairs were announced; nothing was written");
+      }
+      try (ReadOptions read = new ReadOptions().setFillCache(false); SstFileReaderIterator it = reader.newIterator(read)) {
+        it.seekToFirst();
+        boolean firstOk = it.isValid() && Arrays.equals(it.key(), first);
+        it.seekToLast();
+        if (!firstOk || !it.isValid() || !Arrays.equals(it.key(), last)) {
+          throw new StoreException(ErrorCode.BAD_REQUEST, refused + "does not begin and end with the keys announced;"
+              + " nothing was written");
+        }
+      }
+    } catch (RocksDBException e) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, refused + "cannot be read as an SST file: " + e.getMessage()
+          + "; nothing was written", e);
+    }
   }
 
   /** Reads one stored key; null when absent. */

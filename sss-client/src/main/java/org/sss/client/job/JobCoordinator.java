@@ -643,6 +643,7 @@ final class JobCoordinator implements Runnable {
     long slowestNode = 0;
     long tasks = 0;
     long taken = 0;
+    long builtFilePairs = 0;
     boolean overFiles = spec.getInputSplitsCount() > 0 || spec.getInputTable().isEmpty();
     int[] runs = new int[overFiles ? spec.getInputSplitsCount() : client.spec().partitionMap().partitions()];
     for (CompletableFuture<Frame<Response>> f : futures) {
@@ -657,6 +658,7 @@ final class JobCoordinator implements Runnable {
         runs[p]++;
       }
       taken += rep.getTasksTaken();
+      builtFilePairs += rep.getPairsInBuiltFiles();
       slowestNode = Math.max(slowestNode, rep.getElapsedNanos());
       tasks += rep.getTasksTotal();
       in += rep.getRecordsIn();
@@ -669,6 +671,9 @@ final class JobCoordinator implements Runnable {
     checkRunOnce(spec, runs);
     if (taken > 0) {
       counters.merge(JobResult.TASKS_TAKEN_COUNTER, taken, Long::sum);
+    }
+    if (builtFilePairs > 0) {
+      counters.merge(JobResult.BUILT_FILE_PAIRS_COUNTER, builtFilePairs, Long::sum);
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     trace("stage " + spec.getIndex() + " took " + String.format("%.1f", slowestNode / 1e6) + " ms on its slowest node",

@@ -10,7 +10,8 @@ import java.util.Map;
  * @param stages             per-stage figures
  * @param counters           user counters summed over every task and node, and
  *                           {@link #RERUNS_COUNTER} when the job ran again after a node was lost,
- *                           {@link #TASKS_TAKEN_COUNTER} when nodes took waiting map tasks from others
+ *                           {@link #TASKS_TAKEN_COUNTER} when nodes took waiting map tasks from others,
+ *                           {@link #BUILT_FILE_PAIRS_COUNTER} when output pairs travelled in built files
  * @param seconds            wall time from submission to the end of cleanup
  * @param intermediateTables tables between stages, if kept
  */
@@ -27,6 +28,12 @@ public record JobResult(String jobId, List<StageSummary> stages, Map<String, Lon
    * and before that node started them (inputs of two or more copies); absent when none was.
    */
   public static final String TASKS_TAKEN_COUNTER = "sss.job.tasks.taken";
+
+  /**
+   * Output pairs the writing nodes built into SST files, once for every copy, and sent whole
+   * (an output of two or more copies, one value per key); absent when none were.
+   */
+  public static final String BUILT_FILE_PAIRS_COUNTER = "sss.job.pairs.in.built.files";
 
   /** A user counter, 0 when never incremented. */
   public long counter(String name) {

@@ -34,6 +34,9 @@ final class ShuffleReceiver {
   long write(ShuffleBatch batch, ByteBuf body) {
     StoreTable table = store.require(batch.getTable());
     table.checkWritable(batch.getKeyTypeValue(), batch.getValueTypeValue());
+    if (batch.hasBuiltFile()) {
+      return writeBuiltFile(table, batch, body);
+    }
     ByteBuf in = body.duplicate();
     boolean multiValued = table.options().getMultiValued();
     int pairs = 0;
@@ -60,6 +63,39 @@ final class ShuffleReceiver {
     body.getBytes(body.readerIndex(), b.array(), at, length);
     b.commit();
     return pairs;
+  }
+
+  /**
+   * Takes an SST file the sender built of one stream's pairs of one partition
+   * ({@code PartitionFiles}): only for a table that keeps writers' streams and one value per key
+   * (the file's keys are stored as they are), and only for a partition this node holds. The
+   * table checks that the file holds what the batch announces.
+   */
+  private long writeBuiltFile(StoreTable table, ShuffleBatch batch, ByteBuf body) {
+    String refused = "shuffle batch from node " + batch.getSourceNode() + " carries a built file for table '"
+        + table.name() + "'";
+    if (batch.getStream() == 0 || !table.keepsStreams() || table.options().getMultiValued()) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, refused + ", which takes none"
+          + (batch.getStream() == 0 ? " without a stream" : "") + "; nothing was written");
+    }
+    byte[] first = batch.getBuiltFile().getFirstKey().toByteArray();
+    byte[] last = batch.getBuiltFile().getLastKey().toByteArray();
+    if (first.length < StoredKeys.PREFIX_BYTES || last.length < StoredKeys.PREFIX_BYTES
+        || first[0] != last[0] || first[1] != last[1] || batch.getPairCount() == 0) {
+      throw new StoreException(ErrorCode.BAD_REQUEST, refused + " whose keys are not of one partition;"
+          + " nothing was written");
+    }
+    for (byte[] key : new byte[][] {first, last}) {
+      if (key.length > maxValueBytes) {
+        throw new StoreException(ErrorCode.VALUE_TOO_LARGE, "key of " + key.length + " bytes exceeds the limit");
+      }
+    }
+    ByteBuf keys = io.netty.buffer.Unpooled.wrappedBuffer(first);
+    checkHeld(table, keys, first.length);
+    table.receiveBuiltFile(PackedBatch.stream(batch.getSourceNode(), batch.getStream()),
+        body.nioBuffer(body.readerIndex(), body.readableBytes()), batch.getPairCount(), first, last,
+        batch.getBuiltFile().getPairBytes());
+    return batch.getPairCount();
   }
 
   /**

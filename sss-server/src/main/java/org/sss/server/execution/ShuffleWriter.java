@@ -1,6 +1,7 @@
 package org.sss.server.execution;
 
 import io.netty.buffer.ByteBuf;
+import java.util.List;
 import org.sss.core.api.Partitioner;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.core.cluster.ReplicaPlacement;
@@ -8,6 +9,7 @@ import org.sss.core.keys.StoredKeys;
 import org.sss.core.transport.Buffers;
 import org.sss.core.transport.PairBlock;
 import org.sss.kvs.PackedBatch;
+import org.sss.kvs.PartitionFiles;
 
 /**
  * One task's side of the shuffle: routes each emitted (encoded) pair to the owner of its
@@ -41,6 +43,18 @@ final class ShuffleWriter implements PairWriter {
   private final int[] counts;
   private PackedBatch local;
   private final byte[] uniquifier = new byte[StoredKeys.UNIQUIFIER_BYTES];
+  /**
+   * Whether the stream's pairs are built into SST files here, once for every copy, and sent
+   * whole ({@link PartitionFiles}): for an output of several copies that keeps writers' streams
+   * and one value per key (its stored keys are the files' keys as they are).
+   */
+  private final boolean buildsFiles;
+  /** The stream's files being built; null before its first pair, and once it went to pairs for good. */
+  private PartitionFiles files;
+  /** Whether the stream's pairs go as pairs: it broke, or it ended without a new stream. */
+  private boolean sendsPairs;
+  /** A pair's stored key, for {@link #files}. */
+  private byte[] storedKey = new byte[64];
   private long nextSequence;
   private long sequenceLimit;
 
@@ -53,6 +67,7 @@ final class ShuffleWriter implements PairWriter {
     this.buffers = new ByteBuf[map.nodes()];
     this.counts = new int[map.nodes()];
     this.stream = shuffle.newStream();
+    this.buildsFiles = copies > 1 && !shuffle.multiValued && shuffle.localTable.keepsStreams();
   }
 
   /** Writes one pair; may block while the destination's send window is full. */
@@ -75,6 +90,9 @@ final class ShuffleWriter implements PairWriter {
     shuffle.bytesShuffled.addAndGet(key.length + value.length);
     // one uniquifier per pair, so that every copy of the output stores the same key
     long sequence = mv ? sequence() : 0;
+    if (buildsFiles && !sendsPairs && addToFile(partition, key, value, storedLength)) {
+      return;
+    }
     if (copies == 1) {
       writeTo(shuffle.owners[partition], partition, key, value, storedLength, sequence);
       return;
@@ -120,6 +138,92 @@ final class ShuffleWriter implements PairWriter {
     counts[node]++;
     if (buf.readableBytes() >= StageShuffle.BATCH_BYTES) {
       sendBuffer(node);
+    }
+  }
+
+  /**
+   * Adds the pair to its partition's file; false when it cannot follow the partition's last
+   * pair, after which every file built is sent and the stream's pairs go as pairs (a receiver
+   * takes the first as the stream's break, so the files land before them).
+   */
+  private boolean addToFile(int partition, byte[] key, byte[] value, int storedLength) throws InterruptedException {
+    if (files == null) {
+      files = new PartitionFiles(shuffle.localTable);
+    }
+    if (storedKey.length < storedLength) {
+      storedKey = new byte[Math.max(storedLength, storedKey.length * 2)];
+    }
+    StoredKeys.writePrefix(storedKey, 0, partition);
+    System.arraycopy(key, 0, storedKey, StoredKeys.PREFIX_BYTES, key.length);
+    if (files.add(partition, storedKey, storedLength, value)) {
+      PartitionFiles.BuiltFile full = files.takeFull(partition);
+      if (full != null) {
+        ship(full);
+      }
+      return true;
+    }
+    shipFiles();
+    sendsPairs = true;
+    return false;
+  }
+
+  /** Sends every file the stream has built, and builds no more in it. */
+  private void shipFiles() throws InterruptedException {
+    if (files == null) {
+      return;
+    }
+    PartitionFiles built = files;
+    files = null;
+    List<PartitionFiles.BuiltFile> finished;
+    try {
+      finished = built.finishAll();
+    } finally {
+      built.close();
+    }
+    for (int i = 0; i < finished.size(); i++) {
+      try {
+        ship(finished.get(i));
+      } catch (InterruptedException | RuntimeException e) {
+        for (int j = i + 1; j < finished.size(); j++) {
+          finished.get(j).close();
+        }
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * Sends a built file to every other copy of its partition, and keeps it as this node's copy
+   * when this node holds one: read once, its bytes shared by every send.
+   */
+  private void ship(PartitionFiles.BuiltFile file) throws InterruptedException {
+    try (file) {
+      int[] nodes = shuffle.targets[file.partition()];
+      boolean kept = false;
+      ByteBuf body = null;
+      try {
+        for (int node : nodes) {
+          if (node == shuffle.self) {
+            kept = true;
+            continue;
+          }
+          if (body == null) {
+            int size = Math.toIntExact(file.size());
+            body = Buffers.allocator().directBuffer(size, size);
+            file.readAll(body.nioBuffer(0, size));
+            body.writerIndex(size);
+          }
+          shuffle.sendFile(node, stream, file, body.retainedDuplicate());
+        }
+      } finally {
+        if (body != null) {
+          body.release();
+        }
+      }
+      if (kept) {
+        file.keep(PackedBatch.stream(shuffle.self, stream));
+      }
+      shuffle.pairsInBuiltFiles.addAndGet(file.pairs());
     }
   }
 
@@ -173,6 +277,7 @@ final class ShuffleWriter implements PairWriter {
       local = null;
       stream = shuffle.newStream();
       streamBytes = 0;
+      sendsPairs = false;
     }
   }
 
@@ -180,6 +285,8 @@ final class ShuffleWriter implements PairWriter {
   void finish() throws InterruptedException {
     boolean ok = false;
     try {
+      shipFiles();
+      sendsPairs = true; // a pair after the end (without a new stream) must follow the files: as a pair
       commitLocal();
       for (int node = 0; node < buffers.length; node++) {
         sendBuffer(node);
@@ -195,6 +302,10 @@ final class ShuffleWriter implements PairWriter {
   /** Drops buffered pairs after a failure. */
   void discard() {
     local = null;
+    if (files != null) {
+      files.close();
+      files = null;
+    }
     for (int node = 0; node < buffers.length; node++) {
       if (buffers[node] != null) {
         buffers[node].release();

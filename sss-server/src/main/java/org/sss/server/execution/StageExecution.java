@@ -259,6 +259,7 @@ final class StageExecution {
         .setRecordsOut(stage.recordsOut.sum())
         .setRecordsShuffled(stage.shuffle.pairsShuffled.get())
         .setBytesShuffled(stage.shuffle.bytesShuffled.get())
+        .setPairsInBuiltFiles(stage.shuffle.pairsInBuiltFiles.get())
         .setDone(done)
         .setElapsedNanos(System.nanoTime() - startNanos)
         .addAllPartitionsRun(ran)

@@ -1,5 +1,6 @@
 package org.sss.server.execution;
 
+import com.google.protobuf.ByteString;
 import io.netty.buffer.ByteBuf;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -10,10 +11,12 @@ import org.sss.core.cluster.InSyncCopies;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.core.cluster.ReplicaPlacement;
 import org.sss.core.keys.PairTypes;
+import org.sss.core.proto.BuiltFile;
 import org.sss.core.proto.ClusterView;
 import org.sss.core.proto.Request;
 import org.sss.core.proto.ShuffleBatch;
 import org.sss.core.transport.Connection;
+import org.sss.kvs.PartitionFiles;
 import org.sss.kvs.StoreTable;
 
 /**
@@ -65,6 +68,8 @@ final class StageShuffle {
   /** The last writer number handed out ({@link #newStream}). */
   private final AtomicInteger streams = new AtomicInteger();
   final AtomicLong bytesShuffled = new AtomicLong();
+  /** Pairs of this node's writers built into files and sent whole ({@link ShuffleWriter}). */
+  final AtomicLong pairsInBuiltFiles = new AtomicLong();
 
   StageShuffle(String jobId, String table, PairTypes types, boolean multiValued, int self, PartitionMap map,
                ReplicaPlacement placement, StoreTable localTable, PeerLinks peers, AtomicReference<Throwable> failure, AtomicLong sequence,
@@ -105,6 +110,25 @@ final class StageShuffle {
 
   /** Sends a packed batch of writer {@code stream} to {@code node}; blocks while its window is full. Takes the buffer. */
   void send(int node, int stream, ByteBuf batch, int pairs) throws InterruptedException {
+    send(node, header(stream, pairs), batch);
+  }
+
+  /**
+   * Sends writer {@code stream}'s built file {@code file}, whose bytes are {@code body}, to
+   * {@code node}; blocks while its window is full. Takes the buffer.
+   */
+  void sendFile(int node, int stream, PartitionFiles.BuiltFile file, ByteBuf body) throws InterruptedException {
+    send(node, header(stream, Math.toIntExact(file.pairs())).setBuiltFile(BuiltFile.newBuilder()
+        .setFirstKey(ByteString.copyFrom(file.firstKey())).setLastKey(ByteString.copyFrom(file.lastKey()))
+        .setPairBytes(file.pairBytes())), body);
+  }
+
+  private ShuffleBatch.Builder header(int stream, int pairs) {
+    return ShuffleBatch.newBuilder().setJobId(jobId).setTable(table).setPairCount(pairs).setSourceNode(self)
+        .setStream(stream).setKeyType(types.key()).setValueType(types.value());
+  }
+
+  private void send(int node, ShuffleBatch.Builder header, ByteBuf batch) throws InterruptedException {
     Semaphore window = inFlight[node];
     try {
       window.acquire();
@@ -122,9 +146,7 @@ final class StageShuffle {
       throw e;
     }
     try {
-      link.call(Request.newBuilder().setShuffleBatch(ShuffleBatch.newBuilder()
-          .setJobId(jobId).setTable(table).setPairCount(pairs).setSourceNode(self).setStream(stream)
-          .setKeyType(types.key()).setValueType(types.value())), batch,
+      link.call(Request.newBuilder().setShuffleBatch(header), batch,
           PeerLinks.SHUFFLE_TIMEOUT).whenComplete((r, e) -> {
             window.release();
             if (e != null) {

@@ -1,0 +1,257 @@
+package org.sss.kvs;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.sss.core.proto.ErrorCode;
+
+/**
+ * One writer's pairs of a replicated output built into SST files at the writer, a file per
+ * partition, each sent whole to every copy of its partition ({@link BuiltFile}).
+ *
+ * <h2>Why</h2>
+ * A receiving table stores a stream's pairs that come in key order as SST files of its own
+ * ({@link OrderedStreams}). With two copies, both copies built and compressed the same file
+ * from the same pairs, on cores that every node of a machine shares: storing was half of a
+ * load's CPU, and the second copy doubled it. Built once here, the file costs one build and
+ * travels compressed; each copy only writes it to disk and ingests it when the table is sealed.
+ *
+ * <h2>Order</h2>
+ * A partition's pairs must come in ascending key order, as in {@link OrderedStreams}: a pair
+ * that does not follow, or a large value, is refused ({@link #add} returns false), and the
+ * writer then sends every file it has ({@link #finishAll}) and its later pairs as pairs. A
+ * receiver takes the stream's first pair after its files as its break, so the files land first.
+ *
+ * <p>Not thread-safe: one writer's.
+ */
+public final class PartitionFiles implements AutoCloseable {
+  /**
+   * Bytes of keys and values after which a partition's file is finished and sent: a file travels
+   * in one frame and up to a few are in flight per destination, so this bounds their memory.
+   */
+  public static final long MAX_FILE_BYTES = 8L << 20;
+  /** Files being written at once (each holds a write buffer): past this many, the one opened first is sent. */
+  static final int MAX_OPEN_FILES = 64;
+
+  private final StoreTable table;
+  /** By partition; grown to the highest partition written. */
+  private Lane[] lanes = new Lane[0];
+  private final ArrayDeque<Lane> opened = new ArrayDeque<>();
+  private boolean closed;
+
+  /** Files built for {@code table}, this node's part of the output (its options are every copy's). */
+  public PartitionFiles(StoreTable table) {
+    this.table = table;
+  }
+
+  /**
+   * Adds a pair of {@code partition} whose stored key is {@code storedKey[0, keyLength)}; false,
+   * adding nothing, when it cannot follow the partition's last pair (a key not greater, or a
+   * large value): the writer's pairs must then go as pairs.
+   */
+  public boolean add(int partition, byte[] storedKey, int keyLength, byte[] value) {
+    if (closed) {
+      throw new IllegalStateException("partition files already closed");
+    }
+    if (value.length >= StoreTable.LARGE_VALUE_BYTES) {
+      return false; // a large value goes through a memtable into a blob file
+    }
+    Lane lane = lane(partition);
+    if (lane.last != null && Arrays.compareUnsigned(storedKey, 0, keyLength, lane.last, 0, lane.lastLength) <= 0) {
+      return false;
+    }
+    if (lane.file == null) {
+      lane.file = new RunFile(table, false);
+      lane.first = Arrays.copyOf(storedKey, keyLength);
+      lane.bytes = 0;
+      opened.add(lane);
+    }
+    lane.file.put(storedKey, keyLength, value);
+    lane.bytes += keyLength + value.length;
+    lane.remember(storedKey, keyLength);
+    return true;
+  }
+
+  /**
+   * The file of {@code partition} finished, when it holds {@link #MAX_FILE_BYTES}, or the oldest
+   * open file when more than {@link #MAX_OPEN_FILES} are open; else null. The partition's later
+   * pairs go to a new file, after its last key.
+   */
+  public BuiltFile takeFull(int partition) {
+    Lane lane = partition < lanes.length ? lanes[partition] : null;
+    if (lane != null && lane.file != null && lane.bytes >= MAX_FILE_BYTES) {
+      opened.remove(lane);
+      return lane.finish(partition);
+    }
+    if (opened.size() > MAX_OPEN_FILES) {
+      Lane oldest = opened.poll();
+      return oldest.finish(indexOf(oldest));
+    }
+    return null;
+  }
+
+  /** Every file with pairs in it, finished; the writer's later pairs go to new files. */
+  public List<BuiltFile> finishAll() {
+    List<BuiltFile> files = new ArrayList<>();
+    for (int p = 0; p < lanes.length; p++) {
+      if (lanes[p] != null && lanes[p].file != null) {
+        files.add(lanes[p].finish(p));
+      }
+    }
+    opened.clear();
+    return files;
+  }
+
+  /** Deletes every file not finished yet (after a failure). */
+  @Override
+  public void close() {
+    closed = true;
+    for (Lane lane : lanes) {
+      if (lane != null && lane.file != null) {
+        lane.file.close();
+        lane.file = null;
+      }
+    }
+    opened.clear();
+  }
+
+  private Lane lane(int partition) {
+    if (partition >= lanes.length) {
+      lanes = Arrays.copyOf(lanes, Math.max(partition + 1, lanes.length * 2));
+    }
+    Lane lane = lanes[partition];
+    if (lane == null) {
+      lane = lanes[partition] = new Lane();
+    }
+    return lane;
+  }
+
+  private int indexOf(Lane lane) {
+    for (int p = 0; p < lanes.length; p++) {
+      if (lanes[p] == lane) {
+        return p;
+      }
+    }
+    throw new IllegalStateException("a lane of no partition");
+  }
+
+  /** One partition's file being written, and the last key written to the partition. */
+  private final class Lane {
+    RunFile file;
+    long bytes;
+    byte[] first;
+    byte[] last;
+    int lastLength;
+
+    void remember(byte[] key, int keyLength) {
+      if (last == null || last.length < keyLength) {
+        last = new byte[Math.max(keyLength, 32)];
+      }
+      System.arraycopy(key, 0, last, 0, keyLength);
+      lastLength = keyLength;
+    }
+
+    BuiltFile finish(int partition) {
+      RunFile f = file;
+      file = null;
+      try {
+        f.finishWriting();
+      } catch (RuntimeException e) {
+        f.close();
+        throw e;
+      }
+      return new BuiltFile(table, partition, f, first, Arrays.copyOf(last, lastLength), bytes);
+    }
+  }
+
+  /**
+   * A finished SST file of one partition's pairs: sent to the partition's other copies
+   * ({@link #readAll}) and kept in this node's table when it holds a copy too ({@link #keep}).
+   * Closing it deletes it unless kept.
+   */
+  public static final class BuiltFile implements AutoCloseable {
+    private final StoreTable table;
+    private final int partition;
+    private final RunFile file;
+    private final byte[] first;
+    private final byte[] last;
+    private final long bytes;
+    private boolean kept;
+
+    BuiltFile(StoreTable table, int partition, RunFile file, byte[] first, byte[] last, long bytes) {
+      this.table = table;
+      this.partition = partition;
+      this.file = file;
+      this.first = first;
+      this.last = last;
+      this.bytes = bytes;
+    }
+
+    public int partition() {
+      return partition;
+    }
+
+    public long pairs() {
+      return file.pairs();
+    }
+
+    /** Bytes of keys and values in the file. */
+    public long pairBytes() {
+      return bytes;
+    }
+
+    public byte[] firstKey() {
+      return first.clone();
+    }
+
+    public byte[] lastKey() {
+      return last.clone();
+    }
+
+    /** The file's size on disk. */
+    public long size() {
+      try {
+        return java.nio.file.Files.size(file.path());
+      } catch (IOException e) {
+        throw new StoreException(ErrorCode.STORAGE_ERROR, "cannot read a built file of table '" + table.name() + "': "
+            + e.getMessage(), e);
+      }
+    }
+
+    /** Reads the whole file into {@code into} (which has {@link #size} bytes left). */
+    public void readAll(ByteBuffer into) {
+      try (FileChannel ch = FileChannel.open(file.path(), StandardOpenOption.READ)) {
+        while (into.hasRemaining()) {
+          if (ch.read(into) < 0) {
+            throw new IOException("the file ended early");
+          }
+        }
+      } catch (IOException e) {
+        throw new StoreException(ErrorCode.STORAGE_ERROR, "cannot read a built file of table '" + table.name() + "': "
+            + e.getMessage(), e);
+      }
+    }
+
+    /**
+     * Makes the file this node's copy of the pairs, as stream {@code stream}'s
+     * ({@link PackedBatch#stream}): ingested with the stream's other files when the table is
+     * sealed, before the stream's later pairs.
+     */
+    public void keep(long stream) {
+      table.takeBuiltFile(stream, new OrderedStreams.Written(file, first, last, bytes));
+      kept = true;
+    }
+
+    @Override
+    public void close() {
+      if (!kept) {
+        file.close();
+      }
+    }
+  }
+}
