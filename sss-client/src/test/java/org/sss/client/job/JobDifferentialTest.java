@@ -1,11 +1,13 @@
 package org.sss.client.job;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestFactory;
 import org.sss.client.SssClient;
 import org.sss.client.cluster.SssCluster;
@@ -44,6 +46,7 @@ import org.sss.client.it.LeakDetection;
  *     -Dsss.diff.cases=500 -Dsss.diff.seed=$RANDOM -Dsss.diff.faultCases=10 -Dsss.diff.faultSeed=$RANDOM
  * </pre>
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JobDifferentialTest {
   static final long SEED = Long.getLong("sss.diff.seed", 1L);
   static final int CASES = Integer.getInteger("sss.diff.cases", 100);
@@ -51,23 +54,38 @@ class JobDifferentialTest {
   static final int FAULT_CASES = Integer.getInteger("sss.diff.faultCases", 3);
   static final Duration JOB_TIMEOUT = Duration.ofSeconds(120);
 
-  static SssCluster cluster;
-  static SssClient client;
-  static DiffTables tables;
+  SssCluster cluster;
+  SssClient client;
+  DiffTables tables;
 
   /** Answers are what these check; buffer leaks are LeakWatch's: sampled detection, not paranoid (its cost is most of a job here). */
-  static LeakDetection leakDetection;
+  LeakDetection leakDetection;
+
+  /** The cluster the cases run on: three nodes, one copy of each pair. */
+  SssCluster startCluster() throws IOException {
+    return SssCluster.embedded(3);
+  }
+
+  /** The random cases' seeds. */
+  LongStream seeds() {
+    return LongStream.range(0, CASES).map(i -> SEED + i);
+  }
+
+  /** The failing cases' seeds. */
+  LongStream faultSeeds() {
+    return LongStream.range(0, FAULT_CASES).map(i -> FAULT_SEED + i);
+  }
 
   @BeforeAll
-  static void start() throws Exception {
+  void start() throws Exception {
     leakDetection = LeakDetection.sampled();
-    cluster = SssCluster.embedded(3);
+    cluster = startCluster();
     client = cluster.client();
     tables = new DiffTables(client);
   }
 
   @AfterAll
-  static void stop() {
+  void stop() {
     client.close();
     cluster.close();
     leakDetection.close();
@@ -75,13 +93,13 @@ class JobDifferentialTest {
 
   @TestFactory
   Stream<DynamicTest> randomJobs() {
-    return LongStream.range(0, CASES).map(i -> SEED + i).mapToObj(seed -> DynamicTest.dynamicTest("seed " + seed,
+    return seeds().mapToObj(seed -> DynamicTest.dynamicTest("seed " + seed,
         () -> new RandomJobsCase(seed, tables, JOB_TIMEOUT).run()));
   }
 
   @TestFactory
   Stream<DynamicTest> failingJobs() {
-    return LongStream.range(0, FAULT_CASES).map(i -> FAULT_SEED + i).mapToObj(seed -> DynamicTest.dynamicTest(
+    return faultSeeds().mapToObj(seed -> DynamicTest.dynamicTest(
         "fault seed " + seed, () -> new FailingJobCase(seed, tables, cluster.spec().partitionMap(), JOB_TIMEOUT).run()));
   }
 }
