@@ -31,22 +31,37 @@ import org.sss.core.proto.ErrorCode;
  */
 public final class PartitionFiles implements AutoCloseable {
   /**
-   * Bytes of keys and values after which a partition's file is finished and sent: a file travels
-   * in one frame and up to a few are in flight per destination, so this bounds their memory.
+   * Bytes of keys and values a file holds at most: a file travels in one frame, and up to a few
+   * are in flight per destination, so this bounds their memory.
    */
   public static final long MAX_FILE_BYTES = 8L << 20;
   /** Files being written at once (each holds a write buffer): past this many, the one opened first is sent. */
   static final int MAX_OPEN_FILES = 64;
 
   private final StoreTable table;
+  /** Bytes of keys and values a file holds at most. */
+  private final long maxFileBytes;
   /** By partition; grown to the highest partition written. */
   private Lane[] lanes = new Lane[0];
   private final ArrayDeque<Lane> opened = new ArrayDeque<>();
+  /** Files finished and not taken yet ({@link #takeFinished}). */
+  private final ArrayDeque<BuiltFile> ready = new ArrayDeque<>();
   private boolean closed;
 
-  /** Files built for {@code table}, this node's part of the output (its options are every copy's). */
-  public PartitionFiles(StoreTable table) {
+  /**
+   * Files built for {@code table}, this node's part of the output (its options are every
+   * copy's), of at most {@code maxFileBytes} bytes of keys and values each: a quarter of the
+   * frame they travel in at most, since an SST file of tiny pairs takes a few times their bytes
+   * uncompressed (varints, filter and index per key).
+   */
+  public PartitionFiles(StoreTable table, long maxFileBytes) {
     this.table = table;
+    this.maxFileBytes = Math.min(MAX_FILE_BYTES, maxFileBytes);
+  }
+
+  /** The most bytes of keys and values a file holds that travels in frames of at most {@code frameBytes}. */
+  public static long maxFileBytesFor(long frameBytes) {
+    return Math.min(MAX_FILE_BYTES, frameBytes / 4);
   }
 
   /**
@@ -58,12 +73,17 @@ public final class PartitionFiles implements AutoCloseable {
     if (closed) {
       throw new IllegalStateException("partition files already closed");
     }
-    if (value.length >= StoreTable.LARGE_VALUE_BYTES) {
+    long pairBytes = keyLength + (long) value.length;
+    if (value.length >= StoreTable.LARGE_VALUE_BYTES || pairBytes > maxFileBytes) {
       return false; // a large value goes through a memtable into a blob file
     }
     Lane lane = lane(partition);
     if (lane.last != null && Arrays.compareUnsigned(storedKey, 0, keyLength, lane.last, 0, lane.lastLength) <= 0) {
       return false;
+    }
+    if (lane.file != null && lane.bytes + pairBytes > maxFileBytes) {
+      opened.remove(lane);
+      ready.add(lane.finish(partition)); // the partition goes on in a new file, after its last key
     }
     if (lane.file == null) {
       lane.file = new RunFile(table, false);
@@ -78,26 +98,21 @@ public final class PartitionFiles implements AutoCloseable {
   }
 
   /**
-   * The file of {@code partition} finished, when it holds {@link #MAX_FILE_BYTES}, or the oldest
-   * open file when more than {@link #MAX_OPEN_FILES} are open; else null. The partition's later
-   * pairs go to a new file, after its last key.
+   * A file finished since the last call: one full (the next pair of its partition would not fit),
+   * or the oldest open one when more than {@link #MAX_OPEN_FILES} are open; null when none is.
    */
-  public BuiltFile takeFull(int partition) {
-    Lane lane = partition < lanes.length ? lanes[partition] : null;
-    if (lane != null && lane.file != null && lane.bytes >= MAX_FILE_BYTES) {
-      opened.remove(lane);
-      return lane.finish(partition);
-    }
-    if (opened.size() > MAX_OPEN_FILES) {
+  public BuiltFile takeFinished() {
+    if (ready.isEmpty() && opened.size() > MAX_OPEN_FILES) {
       Lane oldest = opened.poll();
       return oldest.finish(indexOf(oldest));
     }
-    return null;
+    return ready.poll();
   }
 
   /** Every file with pairs in it, finished; the writer's later pairs go to new files. */
   public List<BuiltFile> finishAll() {
-    List<BuiltFile> files = new ArrayList<>();
+    List<BuiltFile> files = new ArrayList<>(ready);
+    ready.clear();
     for (int p = 0; p < lanes.length; p++) {
       if (lanes[p] != null && lanes[p].file != null) {
         files.add(lanes[p].finish(p));
@@ -111,6 +126,10 @@ public final class PartitionFiles implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    for (BuiltFile f : ready) {
+      f.close();
+    }
+    ready.clear();
     for (Lane lane : lanes) {
       if (lane != null && lane.file != null) {
         lane.file.close();

@@ -62,12 +62,11 @@ class PartitionFilesTest {
       int partition = StoredKeys.partitionOf(storedKey);
       if (!sendsPairs) {
         if (files == null) {
-          files = new PartitionFiles(sender);
+          files = new PartitionFiles(sender, PartitionFiles.MAX_FILE_BYTES);
         }
         if (files.add(partition, storedKey, storedKey.length, value)) {
-          PartitionFiles.BuiltFile full = files.takeFull(partition);
-          if (full != null) {
-            ship(full);
+          for (PartitionFiles.BuiltFile f = files.takeFinished(); f != null; f = files.takeFinished()) {
+            ship(f);
           }
           return;
         }
@@ -204,11 +203,64 @@ class PartitionFilesTest {
   }
 
   @Test
+  void filesStayWithinTheFrameTheyTravelIn_andAPairOverTheirSizeIsRefused(@TempDir Path dir) {
+    int frame = 1 << 20; // the smallest frame limit a node accepts
+    long cap = PartitionFiles.maxFileBytesFor(frame);
+    assertEquals(frame / 4, cap);
+    try (NodeStore a = NodeStore.open(dir)) {
+      PartitionFiles files = new PartitionFiles(jobOutput(a), cap);
+      List<PartitionFiles.BuiltFile> built = new ArrayList<>();
+      for (long i = 0; i < 3_000; i++) {
+        assertTrue(files.add(1, StoredKeys.storedKey(1, KeyCodec.encodeLong(i)), 10, new byte[1_000]));
+        for (PartitionFiles.BuiltFile f = files.takeFinished(); f != null; f = files.takeFinished()) {
+          built.add(f);
+        }
+      }
+      built.addAll(files.finishAll());
+      assertTrue(built.size() >= 3_000 * 1_010 / cap, "files of 3 MB of pairs: " + built.size());
+      long pairs = 0;
+      byte[] before = null;
+      for (PartitionFiles.BuiltFile f : built) {
+        assertTrue(f.pairBytes() <= cap, f.pairBytes() + " bytes of pairs");
+        assertTrue(f.size() < frame - (64 << 10), f.size() + " bytes on disk");
+        assertTrue(before == null || Arrays.compareUnsigned(before, f.firstKey()) < 0, "files follow each other");
+        before = f.lastKey();
+        pairs += f.pairs();
+        f.close();
+      }
+      assertEquals(3_000, pairs);
+      assertFalse(files.add(2, StoredKeys.storedKey(2, KeyCodec.encodeLong(1)), 10, new byte[(int) cap]),
+          "a pair over a file's size goes as a pair");
+      files.close();
+    }
+  }
+
+  @Test
+  void moreOpenFilesThanAllowed_finishTheOldestFirst(@TempDir Path dir) {
+    try (NodeStore a = NodeStore.open(dir)) {
+      PartitionFiles files = new PartitionFiles(jobOutput(a), PartitionFiles.MAX_FILE_BYTES);
+      List<Integer> finished = new ArrayList<>();
+      for (int p = 0; p < PartitionFiles.MAX_OPEN_FILES + 10; p++) {
+        assertTrue(files.add(p, StoredKeys.storedKey(p, KeyCodec.encodeLong(p)), 10, new byte[] {1}));
+        for (PartitionFiles.BuiltFile f = files.takeFinished(); f != null; f = files.takeFinished()) {
+          finished.add(f.partition());
+          f.close();
+        }
+      }
+      assertEquals(List.of(0, 1, 2, 3, 4, 5, 6, 7, 8, 9), finished);
+      List<PartitionFiles.BuiltFile> rest = files.finishAll();
+      assertEquals(PartitionFiles.MAX_OPEN_FILES, rest.size());
+      rest.forEach(PartitionFiles.BuiltFile::close);
+      files.close();
+    }
+  }
+
+  @Test
   void aReceivedFileNotAsAnnounced_isRefusedAndLeavesNothing(@TempDir Path dir) throws IOException {
     try (NodeStore a = NodeStore.open(dir.resolve("a")); NodeStore b = NodeStore.open(dir.resolve("b"))) {
       StoreTable sender = jobOutput(a);
       StoreTable receiver = jobOutput(b);
-      PartitionFiles files = new PartitionFiles(sender);
+      PartitionFiles files = new PartitionFiles(sender, PartitionFiles.MAX_FILE_BYTES);
       for (long i = 0; i < 100; i++) {
         assertTrue(files.add(1, StoredKeys.storedKey(1, KeyCodec.encodeLong(i)), 10, new byte[] {(byte) i}));
       }
@@ -241,7 +293,7 @@ class PartitionFilesTest {
   @Test
   void aFileForADroppedTable_isRefusedAndDeleted(@TempDir Path dir) throws IOException {
     try (NodeStore a = NodeStore.open(dir.resolve("a")); NodeStore b = NodeStore.open(dir.resolve("b"))) {
-      PartitionFiles files = new PartitionFiles(jobOutput(a));
+      PartitionFiles files = new PartitionFiles(jobOutput(a), PartitionFiles.MAX_FILE_BYTES);
       assertTrue(files.add(1, StoredKeys.storedKey(1, KeyCodec.encodeLong(1)), 10, new byte[] {1}));
       StoreTable receiver = jobOutput(b);
       b.drop("sss-tmp-j1-0", false);

@@ -148,7 +148,8 @@ final class ShuffleWriter implements PairWriter {
    */
   private boolean addToFile(int partition, byte[] key, byte[] value, int storedLength) throws InterruptedException {
     if (files == null) {
-      files = new PartitionFiles(shuffle.localTable);
+      // a receiver takes frames of a pair's bytes and a batch header at least (NodeConfig)
+      files = new PartitionFiles(shuffle.localTable, PartitionFiles.maxFileBytesFor(shuffle.maxValueBytes + (64 << 10)));
     }
     if (storedKey.length < storedLength) {
       storedKey = new byte[Math.max(storedLength, storedKey.length * 2)];
@@ -156,9 +157,8 @@ final class ShuffleWriter implements PairWriter {
     StoredKeys.writePrefix(storedKey, 0, partition);
     System.arraycopy(key, 0, storedKey, StoredKeys.PREFIX_BYTES, key.length);
     if (files.add(partition, storedKey, storedLength, value)) {
-      PartitionFiles.BuiltFile full = files.takeFull(partition);
-      if (full != null) {
-        ship(full);
+      for (PartitionFiles.BuiltFile f = files.takeFinished(); f != null; f = files.takeFinished()) {
+        ship(f);
       }
       return true;
     }

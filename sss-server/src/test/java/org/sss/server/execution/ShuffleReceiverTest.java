@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.sss.server.execution.StageFixture.assertSameContents;
 import static org.sss.server.execution.StageFixture.contents;
 
+import com.google.protobuf.ByteString;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
@@ -27,6 +28,7 @@ import org.sss.core.cluster.NodeAddress;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.core.cluster.ReplicaPlacement;
 import org.sss.core.keys.StoredKeys;
+import org.sss.core.proto.BuiltFile;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.Response;
@@ -34,6 +36,7 @@ import org.sss.core.proto.ShuffleBatch;
 import org.sss.core.proto.TableOptions;
 import org.sss.core.transport.PairBlock;
 import org.sss.kvs.NodeStore;
+import org.sss.kvs.PartitionFiles;
 import org.sss.kvs.StoreException;
 import org.sss.kvs.StoreTable;
 
@@ -183,6 +186,72 @@ class ShuffleReceiverTest {
     all.addAll(rewrite);
     t.flush(); // stores the gathered rewrite, then any stream file: a file left behind would win wrongly
     assertSameContents(model(all), contents(t));
+  }
+
+  /** A file a sender built of {@code pairs} (ascending stored keys) in a store of its own. */
+  private PartitionFiles.BuiltFile built(NodeStore sender, List<byte[][]> pairs) {
+    StoreTable t = sender.createForJob("job1", "sss-tmp-job1-0", TableOptions.getDefaultInstance(), "", false);
+    PartitionFiles files = new PartitionFiles(t, PartitionFiles.MAX_FILE_BYTES);
+    for (byte[][] p : pairs) {
+      assertTrue(files.add(StoredKeys.partitionOf(p[0]), p[0], p[0].length, p[1]));
+    }
+    List<PartitionFiles.BuiltFile> all = files.finishAll();
+    assertEquals(1, all.size());
+    return all.get(0);
+  }
+
+  private long receiveFile(StoreTable t, PartitionFiles.BuiltFile f, int stream, byte[] first, byte[] last) {
+    ByteBuf body = Unpooled.directBuffer((int) f.size());
+    f.readAll(body.nioBuffer(0, (int) f.size()));
+    body.writerIndex((int) f.size());
+    try {
+      return receiver.write(batch(t.name(), (int) f.pairs()).toBuilder().setStream(stream)
+          .setBuiltFile(BuiltFile.newBuilder().setFirstKey(ByteString.copyFrom(first))
+              .setLastKey(ByteString.copyFrom(last)).setPairBytes(f.pairBytes())).build(), body);
+    } finally {
+      body.release();
+    }
+  }
+
+  /**
+   * A file the sender built of a stream's pairs of one partition is taken whole when its
+   * partition is this node's, and refused, with nothing written, when it is not, when its keys
+   * span partitions, when it names no stream, or when the table keeps several values per key.
+   */
+  @Test
+  void aBuiltFile_isTakenForAPartitionHeldHere_andRefusedOtherwise() {
+    int mine = map.partitionsOf(SELF).get(0);
+    int theirs = map.partitionsOf(SENDER).get(0);
+    List<byte[][]> pairs = new ArrayList<>();
+    model(pairs(200, false)).forEach((k, v) -> {
+      if (StoredKeys.partitionOf(k) == mine) {
+        pairs.add(new byte[][] {k, v});
+      }
+    });
+    try (NodeStore sender = NodeStore.open(dir.resolve("sender"))) {
+      try (PartitionFiles.BuiltFile f = built(sender, pairs)) {
+        StoreTable multi = store.createForJob("job1", "sss-tmp-job1-1", TableOptions.newBuilder().setMultiValued(true).build(),
+            "", false);
+        for (StoreTable t : List.of(multi, table(false))) {
+          boolean isMulti = t == multi;
+          StoreException e = assertThrows(StoreException.class, () -> receiveFile(t, f, isMulti ? 1 : 0, f.firstKey(), f.lastKey()));
+          assertEquals(ErrorCode.BAD_REQUEST, e.code(), e.getMessage());
+          assertTrue(e.getMessage().contains("takes none"), e.getMessage());
+        }
+        StoreTable t = store.require("sss-tmp-job1-0");
+        byte[] elsewhere = StoredKeys.storedKey(theirs, new byte[] {1});
+        StoreException span = assertThrows(StoreException.class, () -> receiveFile(t, f, 1, f.firstKey(), elsewhere));
+        assertTrue(span.getMessage().contains("not of one partition"), span.getMessage());
+        StoreException notHeld = assertThrows(StoreException.class, () -> receiveFile(t, f, 1, elsewhere, elsewhere));
+        assertTrue(notHeld.getMessage().contains("holds no copy"), notHeld.getMessage());
+        assertEquals(0, t.count(), "a refused file wrote something");
+        assertEquals(pairs.size(), receiveFile(t, f, 1, f.firstKey(), f.lastKey()));
+        TreeMap<byte[], byte[]> expected = StageFixture.sorted();
+        pairs.forEach(p -> expected.put(p[0], p[1]));
+        t.flush();
+        assertSameContents(expected, contents(t));
+      }
+    }
   }
 
   /** Sends {@code pairs} announced as {@code announced} and expects a refusal with nothing written. */
