@@ -116,31 +116,30 @@ final class OrderedStreams {
   /**
    * Takes a file that stream {@code id}'s writer built of its pairs of one partition
    * ({@link PartitionFiles}), to be ingested with the files finished here. Refused, deleting the
-   * file, after the stream's pairs: the writer sends its files first, and pairs only once it
-   * broke, so a file after pairs would be one whose order is lost.
+   * file, after any pair of the stream: the writer sends its files first, and pairs only once it
+   * broke, so a file after pairs would be one whose order is lost. Returns why it was refused, or
+   * null.
    */
-  void take(long id, Written w) {
-    boolean ok = false;
-    try {
-      if (closed) {
-        throw new StoreException(ErrorCode.NO_SUCH_TABLE, "table '" + table.name() + "' was dropped or closed");
-      }
-      if (id == NONE) {
-        throw new StoreException(ErrorCode.BAD_REQUEST, "a built file of table '" + table.name() + "' names no stream");
-      }
+  StoreException take(long id, Written w) {
+    StoreException refused = null;
+    if (closed) {
+      refused = new StoreException(ErrorCode.NO_SUCH_TABLE, "table '" + table.name() + "' was dropped or closed");
+    } else if (id == NONE) {
+      refused = new StoreException(ErrorCode.BAD_REQUEST, "a built file of table '" + table.name() + "' names no stream");
+    } else {
       Stream s = streams.computeIfAbsent(id, k -> new Stream());
-      if (s.broken || Arrays.stream(s.lanes).anyMatch(lane -> lane != null && lane.file != null)) {
-        throw new StoreException(ErrorCode.BAD_REQUEST, "a built file of table '" + table.name() + "' came after pairs"
-            + " of its stream (" + (id >>> 32) + "/" + (int) id + "); a writer sends its files first");
-      }
-      s.built = true;
-      finished.add(w);
-      ok = true;
-    } finally {
-      if (!ok) {
-        w.file().close();
+      if (s.broken || Arrays.stream(s.lanes).anyMatch(lane -> lane != null && lane.last != null)) {
+        refused = new StoreException(ErrorCode.BAD_REQUEST, "a built file of table '" + table.name() + "' came after"
+            + " pairs of its stream (" + (id >>> 32) + "/" + (int) id + "); a writer sends its files first");
+      } else {
+        s.built = true;
+        finished.add(w);
       }
     }
+    if (refused != null) {
+      w.file().close();
+    }
+    return refused;
   }
 
   private boolean append(Stream s, byte[] block, int keyAt, int keyLength, int valueAt, int valueLength) {

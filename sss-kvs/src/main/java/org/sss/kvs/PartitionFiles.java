@@ -31,12 +31,18 @@ import org.sss.core.proto.ErrorCode;
  */
 public final class PartitionFiles implements AutoCloseable {
   /**
-   * Bytes of keys and values a file holds at most: a file travels in one frame, and up to a few
-   * are in flight per destination, so this bounds their memory.
+   * Bytes of keys and values a file holds at most: a file travels in one frame, and up to
+   * {@code StageShuffle.IN_FLIGHT_PER_PEER} frames are in flight per destination (16 MiB then,
+   * where batches of pairs take 4), so this bounds their memory.
    */
-  public static final long MAX_FILE_BYTES = 8L << 20;
-  /** Files being written at once (each holds a write buffer): past this many, the one opened first is sent. */
-  static final int MAX_OPEN_FILES = 64;
+  public static final long MAX_FILE_BYTES = 4L << 20;
+  /**
+   * Files being written at once (each holds a write buffer of about 200 KiB): past this many,
+   * the one opened first is sent. A writer writes to every partition of the cluster, so with
+   * keys spread over more partitions than this, files would be sent a few pairs each: a writer
+   * then sends pairs instead ({@link #worthBuilding}).
+   */
+  public static final int MAX_OPEN_FILES = 64;
 
   private final StoreTable table;
   /** Bytes of keys and values a file holds at most. */
@@ -59,6 +65,11 @@ public final class PartitionFiles implements AutoCloseable {
     this.maxFileBytes = Math.min(MAX_FILE_BYTES, maxFileBytes);
   }
 
+  /** Whether a writer to {@code partitions} partitions builds files: as many as may be open at once. */
+  public static boolean worthBuilding(int partitions) {
+    return partitions <= MAX_OPEN_FILES;
+  }
+
   /** The most bytes of keys and values a file holds that travels in frames of at most {@code frameBytes}. */
   public static long maxFileBytesFor(long frameBytes) {
     return Math.min(MAX_FILE_BYTES, frameBytes / 4);
@@ -74,8 +85,10 @@ public final class PartitionFiles implements AutoCloseable {
       throw new IllegalStateException("partition files already closed");
     }
     long pairBytes = keyLength + (long) value.length;
-    if (value.length >= StoreTable.LARGE_VALUE_BYTES || pairBytes > maxFileBytes) {
-      return false; // a large value goes through a memtable into a blob file
+    if (value.length >= StoreTable.LARGE_VALUE_BYTES || pairBytes > maxFileBytes || keyLength > maxFileBytes / 8) {
+      // a large value goes through a memtable into a blob file; a long key travels in the frame's
+      // header twice (the file's first and last keys) and in the file's index
+      return false;
     }
     Lane lane = lane(partition);
     if (lane.last != null && Arrays.compareUnsigned(storedKey, 0, keyLength, lane.last, 0, lane.lastLength) <= 0) {
@@ -113,12 +126,17 @@ public final class PartitionFiles implements AutoCloseable {
   public List<BuiltFile> finishAll() {
     List<BuiltFile> files = new ArrayList<>(ready);
     ready.clear();
-    for (int p = 0; p < lanes.length; p++) {
-      if (lanes[p] != null && lanes[p].file != null) {
-        files.add(lanes[p].finish(p));
-      }
-    }
     opened.clear();
+    try {
+      for (int p = 0; p < lanes.length; p++) {
+        if (lanes[p] != null && lanes[p].file != null) {
+          files.add(lanes[p].finish(p));
+        }
+      }
+    } catch (RuntimeException e) {
+      files.forEach(BuiltFile::close);
+      throw e;
+    }
     return files;
   }
 

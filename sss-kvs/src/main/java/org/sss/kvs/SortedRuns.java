@@ -99,18 +99,20 @@ final class SortedRuns {
   }
 
   /**
-   * Takes a file stream {@code stream}'s writer built ({@link OrderedStreams#take}); refused,
-   * deleting it, on a table that keeps no streams or is dropped.
+   * Takes a file stream {@code stream}'s writer built ({@link OrderedStreams#take}); returns why
+   * it was refused (the file then deleted), or null: on a table that keeps no streams or is
+   * dropped, or out of its stream's order. Returned, not thrown: a refusal is not a failure to
+   * store (which would hold the table's mark, {@code StoreTable.storing}).
    */
-  synchronized void takeBuiltFile(long stream, OrderedStreams.Written file) {
+  synchronized StoreException takeBuiltFile(long stream, OrderedStreams.Written file) {
     try {
       storeResident(); // it must land before anything written after it
       if (streams == null || table.isDropped()) {
         file.file().close();
-        throw new StoreException(ErrorCode.BAD_REQUEST, "table '" + table.name() + "' takes no built files"
-            + (streams == null ? " (it keeps no writers' streams)" : " (it was dropped)"));
+        return new StoreException(streams == null ? ErrorCode.BAD_REQUEST : ErrorCode.NO_SUCH_TABLE, "table '"
+            + table.name() + "' takes no built files" + (streams == null ? " (it keeps no writers' streams)" : " (it was dropped)"));
       }
-      streams.take(stream, file);
+      return streams.take(stream, file);
     } finally {
       noteEmptiness();
     }

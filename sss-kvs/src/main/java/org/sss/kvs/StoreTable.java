@@ -551,17 +551,17 @@ public final class StoreTable {
       file.file().close();
       throw e;
     }
-    storing(() -> {
-      runs.takeBuiltFile(stream, file);
-      return null;
-    });
+    StoreException refused = storing(() -> runs.takeBuiltFile(stream, file));
+    if (refused != null) {
+      throw refused;
+    }
   }
 
   /**
    * Takes a file of stream {@code stream}'s pairs of one partition that another node's writer
    * built ({@link PartitionFiles}), received whole in {@code body}: written into the ingest
-   * directory, checked to hold {@code pairs} pairs from {@code first} to {@code last} and no
-   * deletion, and ingested with the stream's files when the table is sealed. A file refused is
+   * directory, checked to hold {@code pairs} pairs from {@code first} to {@code last}, no
+   * deletion and no block that fails its checksum, and ingested with the stream's files when the table is sealed. A file refused is
    * deleted, and nothing of it is in the table.
    */
   public void receiveBuiltFile(long stream, ByteBuffer body, long pairs, byte[] first, byte[] last, long pairBytes) {
@@ -598,6 +598,7 @@ public final class StoreTable {
     String refused = "a received file of table '" + name + "' ";
     try (Options o = new Options(); SstFileReader reader = new SstFileReader(o)) {
       reader.open(file.toString());
+      reader.verifyChecksum(); // the file was just written: its blocks are read from the page cache
       TableProperties props = reader.getTableProperties();
       if (props.getNumEntries() != pairs || props.getNumDeletions() != 0 || props.getNumMergeOperands() != 0) {
         throw new StoreException(ErrorCode.BAD_REQUEST, refused + "holds " + props.getNumEntries() + " entries ("

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sss.core.keys.KeyCodec;
 import org.sss.core.keys.StoredKeys;
+import org.sss.core.proto.Compression;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.TableOptions;
 
@@ -140,6 +141,7 @@ class PartitionFilesTest {
         writers.add(new Writer(w, sender, receiver));
       }
       long[] next = new long[5];
+      int[] written = new int[5];
       for (int step = 0; step < 40_000; step++) {
         Writer w = writers.get(random.nextInt(writers.size()));
         long key = w.id * 10_000_000L + next[w.id];
@@ -150,7 +152,7 @@ class PartitionFilesTest {
         } else {
           next[w.id] += 1 + random.nextInt(3);
         }
-        byte[] value = new byte[w.id == 3 && next[3] > 20_000 && dice < 2 ? StoreTable.LARGE_VALUE_BYTES + 1
+        byte[] value = new byte[w.id == 3 && ++written[3] == 5_000 ? StoreTable.LARGE_VALUE_BYTES + 1
             : 1 + random.nextInt(300)];
         random.nextBytes(value);
         byte[] k = stored(key);
@@ -168,6 +170,8 @@ class PartitionFilesTest {
       writers.forEach(Writer::finish);
       assertTrue(writers.get(0).filesSent > PARTITIONS, "writer 1's files rolled over: " + writers.get(0).filesSent);
       assertTrue(writers.get(3).sendsPairs, "writer 4 broke");
+      assertTrue(writers.get(2).sendsPairs && writers.get(2).filesSent > 0, "writer 3 broke at its large value");
+      assertFalse(writers.get(1).sendsPairs, "writer 2 kept its order");
       assertTrue(writers.get(3).filesSent > 0, "writer 4 sent files before it broke");
       a.commit("j1");
       b.commit("j1");
@@ -202,36 +206,75 @@ class PartitionFilesTest {
     }
   }
 
+  /** As above, with a read of both copies (which seals them) between the files and the pairs. */
+  @Test
+  void aSealBetweenTheFilesAndTheBreak_keepsTheLaterValues(@TempDir Path dir) {
+    TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
+    try (NodeStore a = NodeStore.open(dir.resolve("a")); NodeStore b = NodeStore.open(dir.resolve("b"))) {
+      Writer w = new Writer(1, jobOutput(a), jobOutput(b));
+      long[] keys = {100, 101, 102, 103, 50, 101, 102, 104};
+      for (int i = 0; i < keys.length; i++) {
+        byte[] k = StoredKeys.storedKey(0, KeyCodec.encodeLong(keys[i]));
+        byte[] value = {(byte) i};
+        if (i == 4) {
+          w.finish(); // the files sent
+          assertHolds(a.require("sss-tmp-j1-0"), model);
+          assertHolds(b.require("sss-tmp-j1-0"), model);
+          w.sendsPairs = true;
+        }
+        w.write(k, value);
+        model.put(k, value);
+      }
+      a.commit("j1");
+      b.commit("j1");
+      assertHolds(a.require("out"), model);
+      assertHolds(b.require("out"), model);
+    }
+  }
+
   @Test
   void filesStayWithinTheFrameTheyTravelIn_andAPairOverTheirSizeIsRefused(@TempDir Path dir) {
     int frame = 1 << 20; // the smallest frame limit a node accepts
     long cap = PartitionFiles.maxFileBytesFor(frame);
     assertEquals(frame / 4, cap);
+    Random random = new Random(5);
+    TableOptions uncompressed = TableOptions.newBuilder().setCompression(Compression.NONE).build();
     try (NodeStore a = NodeStore.open(dir)) {
-      PartitionFiles files = new PartitionFiles(jobOutput(a), cap);
-      List<PartitionFiles.BuiltFile> built = new ArrayList<>();
-      for (long i = 0; i < 3_000; i++) {
-        assertTrue(files.add(1, StoredKeys.storedKey(1, KeyCodec.encodeLong(i)), 10, new byte[1_000]));
-        for (PartitionFiles.BuiltFile f = files.takeFinished(); f != null; f = files.takeFinished()) {
-          built.add(f);
+      // values that do not compress; and the tiniest pairs, uncompressed, whose files are a few times their bytes
+      for (StoreTable t : List.of(jobOutput(a), a.createForJob("j1", "sss-tmp-j1-1", uncompressed, "out2", false))) {
+        boolean tiny = t.name().endsWith("1");
+        PartitionFiles files = new PartitionFiles(t, cap);
+        List<PartitionFiles.BuiltFile> built = new ArrayList<>();
+        int n = tiny ? 300_000 : 3_000;
+        for (long i = 0; i < n; i++) {
+          byte[] value = new byte[tiny ? 0 : 1_000];
+          random.nextBytes(value);
+          byte[] key = tiny ? StoredKeys.storedKey(1, new byte[] {(byte) (i >>> 16), (byte) (i >>> 8), (byte) i})
+              : StoredKeys.storedKey(1, KeyCodec.encodeLong(i));
+          assertTrue(files.add(1, key, key.length, value));
+          for (PartitionFiles.BuiltFile f = files.takeFinished(); f != null; f = files.takeFinished()) {
+            built.add(f);
+          }
         }
+        built.addAll(files.finishAll());
+        assertTrue(built.size() > 3, t.name() + ": " + built.size() + " files");
+        long pairs = 0;
+        byte[] before = null;
+        for (PartitionFiles.BuiltFile f : built) {
+          assertTrue(f.pairBytes() <= cap, f.pairBytes() + " bytes of pairs");
+          assertTrue(f.size() + 2 * f.lastKey().length + (4 << 10) < frame, t.name() + ": " + f.size() + " bytes on disk");
+          assertTrue(before == null || Arrays.compareUnsigned(before, f.firstKey()) < 0, "files follow each other");
+          before = f.lastKey();
+          pairs += f.pairs();
+          f.close();
+        }
+        assertEquals(n, pairs);
+        assertFalse(files.add(2, StoredKeys.storedKey(2, KeyCodec.encodeLong(1)), 10, new byte[(int) cap]),
+            "a pair over a file's size goes as a pair");
+        byte[] longKey = new byte[(int) cap / 8 + 1];
+        assertFalse(files.add(3, longKey, longKey.length, new byte[0]), "a key that would crowd the frame goes as a pair");
+        files.close();
       }
-      built.addAll(files.finishAll());
-      assertTrue(built.size() >= 3_000 * 1_010 / cap, "files of 3 MB of pairs: " + built.size());
-      long pairs = 0;
-      byte[] before = null;
-      for (PartitionFiles.BuiltFile f : built) {
-        assertTrue(f.pairBytes() <= cap, f.pairBytes() + " bytes of pairs");
-        assertTrue(f.size() < frame - (64 << 10), f.size() + " bytes on disk");
-        assertTrue(before == null || Arrays.compareUnsigned(before, f.firstKey()) < 0, "files follow each other");
-        before = f.lastKey();
-        pairs += f.pairs();
-        f.close();
-      }
-      assertEquals(3_000, pairs);
-      assertFalse(files.add(2, StoredKeys.storedKey(2, KeyCodec.encodeLong(1)), 10, new byte[(int) cap]),
-          "a pair over a file's size goes as a pair");
-      files.close();
     }
   }
 

@@ -21,6 +21,7 @@ import org.sss.core.api.Emitter;
 import org.sss.core.api.Mapper;
 import org.sss.core.api.Pair;
 import org.sss.core.api.Serdes;
+import org.sss.kvs.PartitionFiles;
 
 /**
  * A job's output of two copies travels as SST files its writers build once for every copy
@@ -145,6 +146,36 @@ class BuiltFilesJobTest {
     assertTrue(built > 0 && built < ROWS + ROWS / 10, "some pairs in built files, not all: " + r.counters());
     assertSame(expected, read("again"));
     assertCopiesAgree("again");
+  }
+
+  /**
+   * A writer keeps a file open per partition it writes to; over more partitions than it may keep
+   * open it would send files of a few pairs each, so it sends pairs, as with one copy.
+   */
+  @Test
+  void overMorePartitionsThanOpenFiles_theOutputTravelsAsPairs() throws Exception {
+    int partitions = PartitionFiles.MAX_OPEN_FILES + 9;
+    try (SssCluster wide = SssCluster.embedded(3, partitions, 2); SssClient c = wide.client()) {
+      c.createTable("rows", BulkIO.textTable(), false);
+      Map<Long, String> expected = new TreeMap<>();
+      try (BulkWriter w = c.writer("rows", BulkIO.textTable().types())) {
+        for (long i = 1; i <= 5_000; i++) {
+          w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("row " + i));
+          expected.put(i, "row " + i);
+        }
+      }
+      JobResult r = c.submit(Job.named("copy").input("rows", Serdes.LONG, Serdes.STRING)
+          .map(Mapper.Identity.class, Serdes.LONG, Serdes.STRING).output("copied").overwrite().build()).await();
+      assertEquals(0, r.counter(JobResult.BUILT_FILE_PAIRS_COUNTER), r.counters().toString());
+      Map<Long, String> out = new TreeMap<>();
+      try (TableScan s = c.scan("copied", ScanOptions.inKeyOrder())) {
+        while (s.hasNext()) {
+          Pair p = s.next();
+          out.put(Serdes.LONG.decodeKey(p.key()), Serdes.STRING.decodeValue(p.value()));
+        }
+      }
+      assertSame(expected, out);
+    }
   }
 
   @Test

@@ -12,7 +12,7 @@ public final class Pipelines {
    * The protocol both ends speak, sent in the challenge and the hello: a peer of another
    * version is refused by name rather than misread.
    */
-  public static final int PROTOCOL_VERSION = 3;
+  public static final int PROTOCOL_VERSION = 4;
 
   /** Default upper bound on one frame: 64 MiB. */
   public static final int DEFAULT_MAX_FRAME = 64 << 20;

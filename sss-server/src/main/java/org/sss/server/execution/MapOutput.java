@@ -106,11 +106,13 @@ final class MapOutput<KO, VO> implements TaskOutput<KO, VO> {
   /** Combines what is held and sends everything: the runner has no task left. */
   @Override
   public void finish() {
+    boolean sent = false;
     try {
       if (combiner != null) {
         combiner.flush();
       }
       writer.finish();
+      sent = true;
     } catch (StageAborted e) {
       throw e;
     } catch (InterruptedException e) {
@@ -119,6 +121,9 @@ final class MapOutput<KO, VO> implements TaskOutput<KO, VO> {
     } catch (Throwable e) {
       throw new UserCodeException(stage.where("combine", partition), e);
     } finally {
+      if (!sent) {
+        writer.discard(); // the buffers and the files being built: a combiner that threw leaves them
+      }
       recordsOut.flush();
     }
   }

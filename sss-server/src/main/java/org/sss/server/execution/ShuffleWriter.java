@@ -46,7 +46,8 @@ final class ShuffleWriter implements PairWriter {
   /**
    * Whether the stream's pairs are built into SST files here, once for every copy, and sent
    * whole ({@link PartitionFiles}): for an output of several copies that keeps writers' streams
-   * and one value per key (its stored keys are the files' keys as they are).
+   * and one value per key (its stored keys are the files' keys as they are), over no more
+   * partitions than a writer keeps files open.
    */
   private final boolean buildsFiles;
   /** The stream's files being built; null before its first pair, and once it went to pairs for good. */
@@ -67,7 +68,8 @@ final class ShuffleWriter implements PairWriter {
     this.buffers = new ByteBuf[map.nodes()];
     this.counts = new int[map.nodes()];
     this.stream = shuffle.newStream();
-    this.buildsFiles = copies > 1 && !shuffle.multiValued && shuffle.localTable.keepsStreams();
+    this.buildsFiles = copies > 1 && !shuffle.multiValued && shuffle.localTable.keepsStreams()
+        && PartitionFiles.worthBuilding(map.partitions());
   }
 
   /** Writes one pair; may block while the destination's send window is full. */
@@ -149,7 +151,7 @@ final class ShuffleWriter implements PairWriter {
   private boolean addToFile(int partition, byte[] key, byte[] value, int storedLength) throws InterruptedException {
     if (files == null) {
       // a receiver takes frames of a pair's bytes and a batch header at least (NodeConfig)
-      files = new PartitionFiles(shuffle.localTable, PartitionFiles.maxFileBytesFor(shuffle.maxValueBytes + (64 << 10)));
+      files = new PartitionFiles(shuffle.localTable, PartitionFiles.maxFileBytesFor(shuffle.frameBytes()));
     }
     if (storedKey.length < storedLength) {
       storedKey = new byte[Math.max(storedLength, storedKey.length * 2)];
@@ -209,6 +211,10 @@ final class ShuffleWriter implements PairWriter {
           }
           if (body == null) {
             int size = Math.toIntExact(file.size());
+            if (size + 2L * file.lastKey().length + (4 << 10) > shuffle.frameBytes()) {
+              throw new IllegalStateException("a built file of " + size + " bytes would not fit in a frame of "
+                  + shuffle.frameBytes() + " bytes; nothing was sent");
+            }
             body = Buffers.allocator().directBuffer(size, size);
             file.readAll(body.nioBuffer(0, size));
             body.writerIndex(size);

@@ -17,6 +17,7 @@ import org.sss.core.proto.Request;
 import org.sss.core.proto.ShuffleBatch;
 import org.sss.core.transport.Connection;
 import org.sss.kvs.PartitionFiles;
+import org.sss.server.NodeConfig;
 import org.sss.kvs.StoreTable;
 
 /**
@@ -172,6 +173,15 @@ final class StageShuffle {
 
   Throwable failure() {
     return failure.get();
+  }
+
+  /**
+   * The largest frame every node takes, as far as this node knows: a node's frame limit is at
+   * least 1 MiB and holds a pair of max.value.bytes with its header (NodeConfig), and the nodes
+   * of a cluster share max.value.bytes.
+   */
+  int frameBytes() {
+    return Math.max(NodeConfig.MIN_MAX_FRAME, maxValueBytes + (64 << 10));
   }
 
   /** True once the stage failed or was aborted: nothing more may be written. */
