@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -28,6 +29,7 @@ import org.sss.client.internal.NodeChannels;
 import org.sss.client.internal.WireTypes;
 import org.sss.client.io.BulkIO;
 import org.sss.client.io.TextSplits;
+import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.InSyncCopies;
 import org.sss.core.cluster.JobTables;
 import org.sss.core.keys.PairTypes;
@@ -39,6 +41,7 @@ import org.sss.core.proto.CreateTable;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.FileSplit;
+import org.sss.core.proto.GetView;
 import org.sss.core.proto.HasJar;
 import org.sss.core.proto.PutJar;
 import org.sss.core.proto.Request;
@@ -143,6 +146,12 @@ final class JobCoordinator implements Runnable {
           jobId = firstId + "r" + (reruns + 1);
           continue;
         }
+        String lost = nodeFault(e) ? lostPartitions() : null;
+        if (lost != null) {
+          result.completeExceptionally(new JobFailedException(ErrorCode.NOT_SERVING, "job " + job.name + " (" + jobId
+              + ") failed: " + lost + "; " + e.getMessage(), e));
+          return;
+        }
         result.completeExceptionally(e instanceof JobFailedException ? e
             : new JobFailedException(e instanceof SssException s ? s.code() : ErrorCode.INTERNAL,
                 "job " + job.name + " (" + jobId + ") failed: " + e.getMessage(), e));
@@ -160,6 +169,44 @@ final class JobCoordinator implements Runnable {
     if (channels.spec().replication() < 2 || committing || !began || cancelReason != null || miscounted) {
       return false;
     }
+    return nodeFault(e);
+  }
+
+  /** How long a node has to answer the question whether it is there, once a job failed. */
+  private static final Duration ANSWER_WITHIN = Duration.ofSeconds(5);
+
+  /**
+   * Why the job could not run, when some partition has no copy on a node that answers now: the
+   * partitions, and the nodes that do not answer; null when every partition has one. A job
+   * fails for good only when some partition has no copy left (else it runs again on the
+   * survivors), and a user then needs to know which data is missing, not only which node.
+   */
+  private String lostPartitions() {
+    ClusterSpec spec = channels.spec();
+    Set<Integer> silent = new TreeSet<>();
+    for (int node = 0; node < spec.nodeCount(); node++) {
+      try {
+        NodeChannels.await(channels.get(node).call(Request.newBuilder().setGetView(GetView.getDefaultInstance())),
+            ANSWER_WITHIN).release();
+      } catch (RuntimeException e) {
+        silent.add(node);
+      }
+    }
+    if (silent.isEmpty()) {
+      return null;
+    }
+    int copies = Math.max(1, spec.replication());
+    List<Integer> lost = new ArrayList<>();
+    for (int p = 0; p < spec.partitionMap().partitions(); p++) {
+      if (silent.containsAll(spec.placement().replicasOf(p).subList(0, copies))) {
+        lost.add(p);
+      }
+    }
+    return lost.isEmpty() ? null : "no copy reachable of partitions " + lost + " (nodes " + silent + " do not answer)";
+  }
+
+  /** Whether a failure may have come from a node, not from the job itself (which would fail again). */
+  private static boolean nodeFault(Throwable e) {
     for (Throwable c = e; c != null; c = c.getCause()) {
       if (c instanceof SssException s && (s.code() == ErrorCode.USER_CODE_FAILED || s.code() == ErrorCode.BAD_REQUEST
           || s.code() == ErrorCode.TYPE_MISMATCH || s.code() == ErrorCode.NO_SUCH_JAR

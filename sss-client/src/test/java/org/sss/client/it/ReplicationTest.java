@@ -277,6 +277,22 @@ class ReplicationTest {
         assertTrue(e.getMessage().contains("no copy reachable"), e.getMessage());
         SssException scan = assertThrows(SssException.class, () -> scanRows(client, ScanOptions.anyOrder()));
         assertTrue(scan.getMessage().contains("no copy reachable of partitions"), scan.getMessage());
+        // a job fails too, naming the partitions of which no copy answers: those whose both copies
+        // were on nodes 1 and 2 (the others have one on node 0)
+        List<Integer> lost = new ArrayList<>();
+        for (int p = 0; p < spec.partitionMap().partitions(); p++) {
+          if (List.of(1, 2).containsAll(spec.placement().replicasOf(p).subList(0, 2))) {
+            lost.add(p);
+          }
+        }
+        assertTrue(!lost.isEmpty() && lost.size() < spec.partitionMap().partitions(), lost.toString());
+        org.sss.client.job.JobFailedException job = assertThrows(org.sss.client.job.JobFailedException.class,
+            () -> client.submit(Job.named("two-lost").input("rows", Serdes.LONG, Serdes.STRING)
+                .map(TestJobs.ModTen.class, Serdes.LONG, Serdes.LONG)
+                .reduce(TestJobs.SumLongs.class, Serdes.LONG, Serdes.LONG).output("two-lost").build()).await());
+        assertTrue(job.getMessage().contains("no copy reachable of partitions " + lost + " (nodes [1, 2] do not answer)"),
+            job.getMessage());
+        assertEquals(ErrorCode.NOT_SERVING, job.code(), job.getMessage());
       }
     } finally {
       cluster.stopAll();

@@ -225,6 +225,53 @@ class MembershipTest {
     return EmbeddedServers.startAll(sockets, i -> NodeConfig.of(spec, i, dir.resolve("node-" + i)));
   }
 
+  /**
+   * The epoch fences writes: one sent at an epoch the node has moved past is refused, and so is
+   * every write to a node cut off from the majority once its view's confirmation (the lease) is
+   * older than 2 s, whatever epoch it names: the others may have decided it out meanwhile, and
+   * a write it took could be acknowledged by no copy that counts (no split brain).
+   */
+  @Test
+  void writesAtAnOldEpoch_orToANodeCutOffFromTheMajority_areRefused() throws Exception {
+    List<SssServer> servers = startThree();
+    boolean[] closed = new boolean[3];
+    try {
+      long epoch = await(servers, closed, WHOLE, Duration.ofSeconds(40)).get(0).getView().getEpoch();
+      Membership survivor = servers.get(0).membership();
+      survivor.admitWrite(epoch, false, "t").close(); // admitted: the node's own epoch, its view confirmed
+      assertTrue(epoch > 0, "the members recorded every node's store: " + epoch);
+      org.sss.kvs.StoreException stale = assertThrows(org.sss.kvs.StoreException.class,
+          () -> survivor.admitWrite(epoch - 1, false, "t"));
+      assertEquals(org.sss.core.proto.ErrorCode.STALE_VIEW, stale.code(), stale.getMessage());
+      // nodes 1 and 2 gone: node 0 alone cannot confirm its view with a majority of the voters
+      for (int i = 1; i <= 2; i++) {
+        servers.get(i).close();
+        closed[i] = true;
+      }
+      long cut = System.nanoTime();
+      org.sss.kvs.StoreException refused = null;
+      while (refused == null) {
+        try {
+          survivor.admitWrite(epoch, false, "t").close();
+          assertTrue(System.nanoTime() - cut < TimeUnit.MILLISECONDS.toNanos(Membership.LEASE_MILLIS + 3_000),
+              "node 0 still took writes " + (System.nanoTime() - cut) / 1_000_000 + " ms after losing the majority");
+          Thread.sleep(50);
+        } catch (org.sss.kvs.StoreException e) {
+          refused = e;
+        }
+      }
+      assertEquals(org.sss.core.proto.ErrorCode.NOT_SERVING, refused.code(), refused.getMessage());
+      assertTrue(refused.getMessage().contains("cannot confirm the cluster's membership with a majority"),
+          refused.getMessage());
+      Thread.sleep(1_000);
+      org.sss.kvs.StoreException still = assertThrows(org.sss.kvs.StoreException.class,
+          () -> survivor.admitWrite(epoch, false, "t"), "a node without the majority takes no write later either");
+      assertEquals(org.sss.core.proto.ErrorCode.NOT_SERVING, still.code());
+    } finally {
+      closeOpen(servers, closed);
+    }
+  }
+
   private static void closeOpen(List<SssServer> servers, boolean[] closed) {
     for (int i = 0; i < servers.size(); i++) {
       if (!closed[i]) {
