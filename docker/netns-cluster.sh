@@ -6,6 +6,8 @@
 #   docker/netns-cluster.sh down --dir DIR
 #   docker/netns-cluster.sh link down|up I --dir DIR     # cut or restore node I's link
 #   docker/netns-cluster.sh restart I --dir DIR          # start node I again after it died
+#   docker/netns-cluster.sh kill I --dir DIR             # kill -9 of every process on node I's host
+#   docker/netns-cluster.sh exec I --dir DIR -- CMD...   # run CMD on node I's host (its namespace)
 #
 # `up` writes DIR/cluster.properties, usable from the host: bin/sss --cluster DIR/cluster.properties ...
 # `up` on a DIR that holds a cluster starts exactly the nodes that do not run (after a crash).
@@ -17,15 +19,17 @@ set -euo pipefail
 SSS_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 die() { echo "netns-cluster: $*" >&2; exit 1; }
-usage() { sed -n '2,12p' "$0" >&2; exit 2; }
+usage() { sed -n '2,13p' "$0" >&2; exit 2; }
 
 cmd="${1:-}"; shift || true
 n=""; dir=""; rate=""; delay=""; heap="1g"; replication=""; tcp=""; link_action=""; link_node=""
 if [[ "$cmd" == "up" ]]; then n="${1:-}"; shift || true; fi
 if [[ "$cmd" == "link" ]]; then link_action="${1:-}"; link_node="${2:-}"; shift 2 || true; fi
-if [[ "$cmd" == "restart" ]]; then link_node="${1:-}"; shift || true; fi
+if [[ "$cmd" == "restart" || "$cmd" == "kill" || "$cmd" == "exec" ]]; then link_node="${1:-}"; shift || true; fi
+exec_cmd=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
+    --) shift; exec_cmd=("$@"); break ;;
     --dir) dir="$2"; shift 2 ;;
     --rate) rate="$2"; shift 2 ;;
     --delay) delay="$2"; shift 2 ;;
@@ -224,10 +228,34 @@ restart() {
   await_all
 }
 
+# Kills node I's server with SIGKILL, as a crash would, and waits until it is gone.
+kill_node() {
+  [[ -f "$state" ]] || die "no namespace cluster in $dir"
+  [[ -f "$dir/node-$link_node/node.properties" ]] || die "no node $link_node"
+  local ns="sss$tag-$link_node" pids
+  pids="$(ip netns pids "$ns" 2>/dev/null || true)"
+  [[ -n "$pids" ]] || die "node $link_node: no process runs on its host"
+  kill -9 $pids 2>/dev/null || true # one that ended meanwhile is no failure
+  for ((t = 0; t < 100; t++)); do
+    [[ -z "$(ip netns pids "$ns" 2>/dev/null || true)" ]] && { echo "node $link_node: killed"; return; }
+    sleep 0.1
+  done
+  die "node $link_node: its processes did not end after kill -9"
+}
+
+exec_on() {
+  [[ -f "$state" ]] || die "no namespace cluster in $dir"
+  [[ -f "$dir/node-$link_node/node.properties" ]] || die "no node $link_node"
+  [[ ${#exec_cmd[@]} -gt 0 ]] || usage
+  exec ip netns exec "sss$tag-$link_node" "${exec_cmd[@]}"
+}
+
 case "$cmd" in
   up) up ;;
   down) down ;;
   link) link ;;
   restart) restart ;;
+  kill) kill_node ;;
+  exec) exec_on ;;
   *) usage ;;
 esac

@@ -64,12 +64,26 @@ class NetnsClusterTest {
     }
     text = dir.resolve("in.txt");
     Files.writeString(text, sb, StandardCharsets.UTF_8);
-    for (String line : sb.toString().split("\n")) {
-      StringTokenizer t = new StringTokenizer(line);
-      while (t.hasMoreTokens()) {
-        expected.merge(t.nextToken(), 1L, Long::sum);
-      }
+    expected = hadoopWordCount(text, dir.resolve("hadoop"));
+  }
+
+  /**
+   * What Hadoop's own WordCount ({@code org.apache.hadoop.examples.WordCount}, the local job
+   * runner, one reduce task) counts in {@code in}: every WordCount here must give its output.
+   */
+  static Map<String, Long> hadoopWordCount(Path in, Path work) throws Exception {
+    org.apache.hadoop.conf.Configuration conf = new org.sss.bench.classic.HadoopClassic(2, work).configuration();
+    Path out = work.resolve("out");
+    org.apache.hadoop.mapreduce.Job job = org.sss.bench.classic.HadoopClassic.wordCountJob(conf,
+        new org.apache.hadoop.fs.Path(in.toUri()), new org.apache.hadoop.fs.Path(out.toUri()), 1);
+    assertTrue(job.waitForCompletion(false), "Hadoop's WordCount failed");
+    Map<String, Long> counts = new HashMap<>();
+    for (String line : Files.readAllLines(out.resolve("part-r-00000"), StandardCharsets.UTF_8)) {
+      int tab = line.lastIndexOf('\t');
+      counts.put(line.substring(0, tab), Long.parseLong(line.substring(tab + 1)));
     }
+    assertTrue(counts.size() > 400, "words counted by Hadoop: " + counts.size());
+    return counts;
   }
 
   /**
@@ -162,6 +176,17 @@ class NetnsClusterTest {
     return pb.start().waitFor();
   }
 
+  static long scanCount(SssClient client, String table) {
+    long n = 0;
+    try (TableScan s = client.scan(table, ScanOptions.anyOrder())) {
+      while (s.hasNext()) {
+        s.next();
+        n++;
+      }
+    }
+    return n;
+  }
+
   static Map<String, Long> counts(SssClient client, String table) {
     Map<String, Long> out = new HashMap<>();
     try (TableScan s = client.scan(table, ScanOptions.anyOrder())) {
@@ -250,6 +275,17 @@ class NetnsClusterTest {
         // writes go on while node 1 is cut off, to the copies in sync
         client.put("text", BulkIO.textTable().types(), Serdes.LONG.encodeKey(1_000_000L),
             Serdes.STRING.encodeValue("written while node 1 was cut off"));
+        // a writer on node 1's side of the cut, sending node 1 (all it reaches) a pair of a
+        // partition it holds, at node 1's epoch: node 1, without the majority, refuses it
+        Process cutOffWriter = new ProcessBuilder(SCRIPT.toString(), "exec", "1", "--dir", dir.toString(), "--",
+            "timeout", "60", Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+            System.getProperty("java.class.path"), CutSideWriter.class.getName(), clusterFile.toString(), "1", "text",
+            String.valueOf(cutSideKey()), "written on the cut-off side").redirectErrorStream(true).start();
+        String said = new String(cutOffWriter.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        int exit = cutOffWriter.waitFor();
+        System.out.println("the cut-off side's write: exit " + exit + ": " + said.strip());
+        assertEquals(3, exit, "refused (3), not acknowledged (0) nor failed otherwise: " + said);
+        assertTrue(said.contains("cannot confirm the cluster's membership with a majority"), said);
         assertEquals(LOADED, load.get(120, java.util.concurrent.TimeUnit.SECONDS), "every loaded pair acknowledged once");
         assertEquals(LOADED, client.count("loaded"), "the load, read while node 1 is cut off");
       } finally {
@@ -266,6 +302,9 @@ class NetnsClusterTest {
         Thread.sleep(200);
       }
       assertEquals(20_001, client.count("text"), "no user data lost, the write made during the cut kept");
+      assertTrue(client.get("text", Serdes.LONG.encodeKey(cutSideKey())).isEmpty(),
+          "the cut-off side's write is on no copy");
+      assertCopiesAgree(client, "text");
       Map<Long, String> loaded = new java.util.TreeMap<>();
       try (TableScan scan = client.scan("loaded", ScanOptions.anyOrder())) {
         while (scan.hasNext()) {
@@ -286,6 +325,102 @@ class NetnsClusterTest {
 
   /** Pairs a bulk load writes while node 1's link goes down. */
   static final long LOADED = 200_000;
+  /** The key a writer on the cut-off side tries to write: the first from 2,000,000 of which node 1 holds a copy. */
+  static long cutSideKey() throws IOException {
+    org.sss.core.cluster.ClusterSpec spec = org.sss.core.cluster.ClusterSpec.load(clusterFile);
+    for (long key = 2_000_000L; ; key++) {
+      if (spec.placement().replicasOf(spec.partitionMap().partitionOf(Serdes.LONG.encodeKey(key))).contains(1)) {
+        return key;
+      }
+    }
+  }
+
+  /** Every partition's copies hold the same pairs ({@code table verify}'s check). */
+  static void assertCopiesAgree(SssClient client, String table) {
+    org.sss.client.cluster.CopyCheck.Report r = org.sss.client.cluster.CopyCheck.run(client, table);
+    assertEquals(List.of(), r.differing(), "copies of '" + table + "' that differ");
+    assertEquals(List.of(), r.incomplete(), "copies of '" + table + "' not compared");
+  }
+
+  /**
+   * kill -9 of a host's server while a bulk load and a WordCount run: the job runs again on the
+   * others and gives Hadoop's output, every acknowledged pair is read while the node is down,
+   * and the node, started again, catches up: counts are exact and its copies agree.
+   */
+  @Test
+  @Order(4)
+  void hostKilledMidLoadAndMidJob_jobGivesHadoopsOutput_thenTheHostRestartsAndCatchesUp() throws Exception {
+    Path gate = Files.createDirectories(dir.resolve("gate-kill"));
+    try (SssClient client = SssClient.connect(clusterFile); SssClient loader = SssClient.connect(clusterFile)) {
+      org.sss.core.keys.PairTypes types = BulkIO.textTable().types();
+      long rows = client.count("text");
+      // a node that does not lead the members: killing the leader leaves the others unable to
+      // confirm their view until a new one is elected, and reads may be refused for that while
+      int victim = client.view().leader() == 2 ? 1 : 2;
+      loader.createTable("loaded-kill", BulkIO.textTable(), false);
+      java.util.concurrent.CountDownLatch killed = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CompletableFuture<Long> load = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+        try (org.sss.client.BulkWriter w = loader.writer("loaded-kill", types)) {
+          for (long i = 0; i < LOADED; i++) {
+            if (i == LOADED / 4) {
+              killed.await(); // a quarter sent before the kill, the rest after
+            }
+            w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("loaded " + i));
+          }
+          w.flush();
+          return w.acknowledged();
+        } catch (Exception e) {
+          throw new java.util.concurrent.CompletionException(e);
+        }
+      });
+      RunningJob job = client.submit(Job.named("gated-kill").input("text", Serdes.LONG, Serdes.STRING)
+          .map(GatedTokenize.class, Serdes.STRING, Serdes.LONG)
+          .reduce(WordCount.Sum.class, Serdes.STRING, Serdes.LONG)
+          .output("killed-counts").overwrite().config(GatedTokenize.GATE, gate.toString()).build());
+      try {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (!startedOn(gate, victim)) {
+          assertTrue(System.nanoTime() < deadline, "node " + victim + " did not start mapping within 60 s");
+          Thread.sleep(20);
+        }
+        assertEquals(0, run(SCRIPT.toString(), "kill", String.valueOf(victim), "--dir", dir.toString()));
+        // at once, before the members decide the node down: reads go to the other copies
+        long t0 = System.nanoTime();
+        assertEquals(rows, client.count("text"), "count with node " + victim + " just killed");
+        assertTrue(client.listTables().stream().anyMatch(t -> t.name().equals("text")), "table list, node just killed");
+        assertEquals(rows, scanCount(client, "text"), "scan with node " + victim + " just killed");
+        System.out.println("reads right after the kill took " + (System.nanoTime() - t0) / 1_000_000 + " ms; view: "
+            + client.view());
+        killed.countDown();
+        Files.writeString(gate.resolve("open"), "");
+        org.sss.client.job.JobResult result = job.await();
+        assertEquals(1L, result.counter(org.sss.client.job.JobResult.RERUNS_COUNTER), result.counters().toString());
+        assertEquals(expected, counts(client, "killed-counts"), "Hadoop's WordCount output, computed without the node");
+        assertEquals(LOADED, load.get(120, java.util.concurrent.TimeUnit.SECONDS), "every loaded pair acknowledged once");
+        // read while the node is down: every acknowledged pair, from the copies that survive
+        assertEquals(LOADED, client.count("loaded-kill"));
+        for (long i = 0; i < LOADED; i += 1_999) {
+          assertEquals("loaded " + i, Serdes.STRING.decodeValue(client.get("loaded-kill", Serdes.LONG.encodeKey(i))
+              .orElseThrow()));
+        }
+        assertEquals(rows, client.count("text"));
+      } finally {
+        killed.countDown();
+        Files.writeString(gate.resolve("open"), "");
+      }
+      assertEquals(0, run(SCRIPT.toString(), "restart", String.valueOf(victim), "--dir", dir.toString()));
+      long deadline = System.nanoTime() + 90_000_000_000L;
+      while (!client.view().whole()) {
+        assertTrue(System.nanoTime() < deadline, "node " + victim + " did not catch up within 90 s: " + client.view());
+        Thread.sleep(200);
+      }
+      assertEquals(LOADED, client.count("loaded-kill"), "after node " + victim + " caught up");
+      assertEquals(rows, client.count("text"));
+      assertEquals(expected, counts(client, "killed-counts"));
+      assertCopiesAgree(client, "loaded-kill");
+      assertCopiesAgree(client, "killed-counts");
+    }
+  }
 
   static boolean startedOn(Path gate, int node) throws IOException {
     try (var files = Files.list(gate)) {

@@ -54,6 +54,11 @@ public final class NodeChannels implements AutoCloseable {
     this.tls = Tls.clientContext(spec);
   }
 
+  /** Whether the client that owns these connections closed them. */
+  public boolean isClosed() {
+    return closed;
+  }
+
   /** The connection to {@code node}, connecting (and authenticating) if needed. */
   public Connection get(int node) {
     return await(connection(node), Duration.ofSeconds(30));

@@ -32,6 +32,7 @@ import org.sss.client.io.TextSplits;
 import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.InSyncCopies;
 import org.sss.core.cluster.JobTables;
+import org.sss.core.cluster.ReplicaPlacement;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.AbortJob;
 import org.sss.core.proto.ClusterView;
@@ -52,6 +53,7 @@ import org.sss.core.proto.StageReport;
 import org.sss.core.proto.StageSpec;
 import org.sss.core.proto.TableOptions;
 import org.sss.core.transport.Frame;
+import org.sss.core.transport.NodeUnavailableException;
 import org.sss.core.transport.SssException;
 
 /**
@@ -146,10 +148,11 @@ final class JobCoordinator implements Runnable {
           jobId = firstId + "r" + (reruns + 1);
           continue;
         }
-        String lost = nodeFault(e) ? lostPartitions() : null;
+        String lost = lostANodeForGood(e) ? lostPartitions() : null;
         if (lost != null) {
           result.completeExceptionally(new JobFailedException(ErrorCode.NOT_SERVING, "job " + job.name + " (" + jobId
-              + ") failed: " + lost + "; " + e.getMessage(), e));
+              + ") failed: " + lost + " (" + (e.getMessage() == null ? e : e.getMessage().lines().findFirst().orElse(""))
+              + ")", e));
           return;
         }
         result.completeExceptionally(e instanceof JobFailedException ? e
@@ -172,23 +175,63 @@ final class JobCoordinator implements Runnable {
     return nodeFault(e);
   }
 
-  /** How long a node has to answer the question whether it is there, once a job failed. */
+  /** How long the nodes have to answer the question whether they are there, once a job failed. */
   private static final Duration ANSWER_WITHIN = Duration.ofSeconds(5);
 
   /**
+   * Whether a job that will not run again failed because a node could not be reached (not
+   * cancelled, not while committing, not the job's own fault): then which partitions have no
+   * copy left is worth asking.
+   */
+  private boolean lostANodeForGood(Throwable e) {
+    if (cancelReason != null || committing || miscounted || !nodeFault(e)) {
+      return false;
+    }
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c instanceof NodeUnavailableException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * Why the job could not run, when some partition has no copy on a node that answers now: the
-   * partitions, and the nodes that do not answer; null when every partition has one. A job
-   * fails for good only when some partition has no copy left (else it runs again on the
-   * survivors), and a user then needs to know which data is missing, not only which node.
+   * partitions, and the nodes that do not answer; null when every partition has one (or when
+   * the client is closed). A job fails for good only when some partition has no copy left (else
+   * it runs again on the survivors), and a user then needs to know which data is missing, not
+   * only which node. Every node is asked at once, within {@link #ANSWER_WITHIN} in all.
    */
   private String lostPartitions() {
     ClusterSpec spec = channels.spec();
+    List<CompletableFuture<Frame<Response>>> answers = new ArrayList<>();
+    try {
+      for (int node = 0; node < spec.nodeCount(); node++) {
+        answers.add(channels.connection(node).thenCompose(c -> c.call(
+            Request.newBuilder().setGetView(GetView.getDefaultInstance()), null, ANSWER_WITHIN)));
+      }
+    } catch (IllegalStateException closed) {
+      return null; // the client was closed
+    }
+    long deadline = System.nanoTime() + ANSWER_WITHIN.toNanos();
     Set<Integer> silent = new TreeSet<>();
-    for (int node = 0; node < spec.nodeCount(); node++) {
+    for (int node = 0; node < answers.size(); node++) {
+      CompletableFuture<Frame<Response>> a = answers.get(node);
       try {
-        NodeChannels.await(channels.get(node).call(Request.newBuilder().setGetView(GetView.getDefaultInstance())),
-            ANSWER_WITHIN).release();
-      } catch (RuntimeException e) {
+        Frame<Response> r = a.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        boolean answered = r.header().getCode() == ErrorCode.OK;
+        r.release();
+        if (!answered) {
+          silent.add(node);
+        }
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+        return null;
+      } catch (ExecutionException | TimeoutException | RuntimeException failed) {
+        if (channels.isClosed()) {
+          return null; // not the nodes: this client
+        }
+        a.thenAccept(Frame::release); // an answer coming later is let go
         silent.add(node);
       }
     }
@@ -196,9 +239,10 @@ final class JobCoordinator implements Runnable {
       return null;
     }
     int copies = Math.max(1, spec.replication());
+    ReplicaPlacement placement = spec.placement();
     List<Integer> lost = new ArrayList<>();
     for (int p = 0; p < spec.partitionMap().partitions(); p++) {
-      if (silent.containsAll(spec.placement().replicasOf(p).subList(0, copies))) {
+      if (silent.containsAll(placement.replicasOf(p).subList(0, copies))) {
         lost.add(p);
       }
     }

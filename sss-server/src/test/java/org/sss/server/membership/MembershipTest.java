@@ -243,16 +243,24 @@ class MembershipTest {
       org.sss.kvs.StoreException stale = assertThrows(org.sss.kvs.StoreException.class,
           () -> survivor.admitWrite(epoch - 1, false, "t"));
       assertEquals(org.sss.core.proto.ErrorCode.STALE_VIEW, stale.code(), stale.getMessage());
-      // nodes 1 and 2 gone: node 0 alone cannot confirm its view with a majority of the voters
+      // nodes 1 and 2 gone at once: node 0 alone cannot confirm its view with a majority of the voters
+      List<Thread> closing = new ArrayList<>();
       for (int i = 1; i <= 2; i++) {
-        servers.get(i).close();
+        SssServer s = servers.get(i);
         closed[i] = true;
+        Thread t = new Thread(s::close, "close-node-" + i);
+        t.start();
+        closing.add(t);
+      }
+      for (Thread t : closing) {
+        t.join();
       }
       long cut = System.nanoTime();
       org.sss.kvs.StoreException refused = null;
       while (refused == null) {
         try {
-          survivor.admitWrite(epoch, false, "t").close();
+          // at the node's own epoch: what is refused is the write, not its epoch
+          survivor.admitWrite(servers.get(0).membershipView().getView().getEpoch(), false, "t").close();
           assertTrue(System.nanoTime() - cut < TimeUnit.MILLISECONDS.toNanos(Membership.LEASE_MILLIS + 3_000),
               "node 0 still took writes " + (System.nanoTime() - cut) / 1_000_000 + " ms after losing the majority");
           Thread.sleep(50);
@@ -265,7 +273,8 @@ class MembershipTest {
           refused.getMessage());
       Thread.sleep(1_000);
       org.sss.kvs.StoreException still = assertThrows(org.sss.kvs.StoreException.class,
-          () -> survivor.admitWrite(epoch, false, "t"), "a node without the majority takes no write later either");
+          () -> survivor.admitWrite(servers.get(0).membershipView().getView().getEpoch(), false, "t"),
+          "a node without the majority takes no write later either");
       assertEquals(org.sss.core.proto.ErrorCode.NOT_SERVING, still.code());
     } finally {
       closeOpen(servers, closed);
