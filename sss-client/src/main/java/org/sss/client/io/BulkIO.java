@@ -90,7 +90,8 @@ public final class BulkIO {
    * load fails); a {@code replace} is then refused, since it could not leave the old table whole
    * until the new one is complete. Into an existing table without {@code replace} (appending)
    * the client sends the lines too: those pairs are visible as they arrive. A directory is
-   * always sent by the client, and {@code replace} drops the old table first.
+   * always sent by the client, into a table created first (dropped if the load fails), so
+   * {@code replace} of an existing table is refused for it too.
    *
    * @param compression how a table this load makes (new or replaced) is compressed; an existing
    *                    table appended to keeps its own
@@ -109,11 +110,23 @@ public final class BulkIO {
         throw new IllegalArgumentException("--value applies to a text file; a directory loads as (file name, content),"
             + " key=string value=bytes");
       }
-      if (replace) {
-        client.dropTable(table, true);
+      boolean existed = exists(client, table);
+      if (replace && existed) {
+        // sent from here, the files would go into the old table or replace it before they are
+        // all in: neither leaves the old table whole until the new one is complete
+        throw new IllegalArgumentException("table '" + table + "' exists and a directory is sent from here, so"
+            + " --replace could not leave it whole until the load succeeds; nothing was changed: drop the table"
+            + " and load again");
       }
       createOrCheck(client, table, filesTable().compression(compression), path, "(file name, content)");
-      return loadDirectory(client, table, path, progress);
+      try {
+        return loadDirectory(client, table, path, progress);
+      } catch (IOException | RuntimeException e) {
+        if (!existed) {
+          dropQuietly(client, table); // a table this load made and did not fill leaves with it
+        }
+        throw e;
+      }
     }
     if (!Files.isRegularFile(path)) {
       throw new IOException("no such file or directory: " + path);

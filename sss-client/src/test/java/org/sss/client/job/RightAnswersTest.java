@@ -390,7 +390,13 @@ class RightAnswersTest {
     java.io.IOException refused = assertThrows(java.io.IOException.class,
         () -> BulkIO.load(client, "files-bad", dir, n -> { }));
     assertTrue(refused.getMessage().contains("file-name encoding"), refused.getMessage());
-    assertEquals(0, client.count("files-bad"), "nothing may be written when a name is refused");
+    assertFalse(exists("files-bad"), "a load that fails leaves no table it made");
+    // sent from here, a directory cannot replace a table whole: refused, the table as it was
+    IllegalArgumentException noReplace = assertThrows(IllegalArgumentException.class,
+        () -> BulkIO.load(client, "files-ok", dir, org.sss.core.proto.DataType.STRING, TableSpec.Compression.LZ4, true,
+            n -> { }, ProgressListener.none()));
+    assertTrue(noReplace.getMessage().contains("nothing was changed"), noReplace.getMessage());
+    assertEquals(2, client.count("files-ok"));
   }
 
   @Test
