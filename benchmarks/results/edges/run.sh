@@ -2,7 +2,9 @@
 # Files in and out, whole processes, on this machine:
 #  1. WordCount on a 1 GiB RandomTextWriter file, file in and file out: `bin/sss example wordcount`
 #     (embedded cluster, the nodes read the file's splits) against Spark local[2]
-#     (org.sss.bench.spark.SparkWordCount, its own JVM), alternated, ROUNDS times each.
+#     (org.sss.bench.spark.SparkWordCount, its own JVM) and Hadoop's own WordCount
+#     (org.apache.hadoop.examples.WordCount, the local job runner with 2 map and 2 reduce slots,
+#     as the classic benchmark configures it, its own JVM), alternated, ROUNDS times each.
 #  2. `bin/sss load` of the same file into a 3-process cluster (`cluster start`, two copies):
 #     read by the nodes (a new table) and sent by the client (--append into an empty table).
 #  3. `dd` of the same bytes to a file and back, for the disk's rate.
@@ -31,6 +33,12 @@ for r in $(seq 1 "$ROUNDS"); do
   p=$(SPARK_LOCAL_IP=127.0.0.1 secs java "${SPARK_OPTS[@]}" -cp "$SPARK_CP" org.sss.bench.spark.SparkWordCount "$TEXT" 2 "$T/spark" 0 1)
   cmp <(sort "$T/wc/part-r-00000") <(cat "$T/spark"/run-1/part-* | sort) || { echo "outputs differ"; exit 1; }
   echo "spark local[2] wordcount file-in file-out,$r,$p,$(echo "$BYTES / $p / 1000000" | bc -l | xargs printf %.0f)" >> $OUT/results.csv
+  rm -rf "$T/hadoop" "$T/hadoop-tmp"
+  h=$(secs java "${SPARK_OPTS[@]}" -cp "benchmarks/target/lib/*" org.apache.hadoop.examples.WordCount \
+    -D mapreduce.framework.name=local -D fs.defaultFS=file:/// -D hadoop.tmp.dir="$T/hadoop-tmp" \
+    -D mapreduce.local.map.tasks.maximum=2 -D mapreduce.local.reduce.tasks.maximum=2 "$TEXT" "$T/hadoop")
+  cmp "$T/wc/part-r-00000" "$T/hadoop/part-r-00000" || { echo "SSS's and Hadoop's outputs differ"; exit 1; }
+  echo "hadoop wordcount file-in file-out,$r,$h,$(echo "$BYTES / $h / 1000000" | bc -l | xargs printf %.0f)" >> $OUT/results.csv
 done
 bin/sss cluster start --nodes 3 --dir "$T/cluster" > /dev/null
 C="--cluster $T/cluster/cluster.properties"
