@@ -84,7 +84,10 @@ class ClusterResizeTest {
       fill(before.spec());
       writer.start();
       newcomer.start();
-      after = ClusterResize.resize(dir, 3, 12, line -> { });
+      // through the command, as a user runs it (bin/sss cluster resize)
+      assertEquals(0, org.sss.client.cli.SssCommand.commandLine().execute("cluster", "resize", "--dir", dir.toString(),
+          "--nodes", "3", "--partitions", "12"), "cluster resize");
+      after = LocalProcessCluster.attach(dir);
     } catch (Exception | Error e) {
       stop.set(true);
       LocalProcessCluster.attach(dir).stopAll(); // whichever shape runs: no server outlives the test
