@@ -42,6 +42,12 @@ import org.sss.core.transport.Varints;
  * that sends its pairs again does so under a new stream, which breaks where the old stream's file
  * may still hold an older value of the key.
  *
+ * <h2>Files built by the writer</h2>
+ * A writer of an output of several copies may send its files already built
+ * ({@link PartitionFiles}, taken by {@link #take}) instead of its pairs, so that each copy does
+ * not build them again: its first pair after them breaks the stream, and a file after any of
+ * its pairs is refused.
+ *
  * <p>Not thread-safe: its owner calls it under the {@link SortedRuns} lock.
  */
 final class OrderedStreams {

@@ -48,7 +48,7 @@ public final class RunFile implements AutoCloseable {
   /**
    * At most 128 KiB of writes buffered per file (RocksDB's default grows to 1 MiB): a table
    * written as ordered streams keeps up to {@link OrderedStreams#MAX_OPEN_FILES} files open at
-   * once.
+   * once, and each writer of an output of several copies up to {@link PartitionFiles#MAX_OPEN_FILES}.
    */
   private final EnvOptions env;
   private final Options opts;

@@ -40,7 +40,8 @@ final class LoadCommand implements Callable<Integer> {
       description = "load into the table if it exists: its other pairs stay, pairs of the same keys are replaced")
   boolean append;
 
-  @CommandLine.Option(names = "--replace", description = "replace the table if it exists (when the load succeeds)")
+  @CommandLine.Option(names = "--replace", description = "replace the table if it exists (when the load succeeds; refused for a directory or a"
+      + " file only this client sees)")
   boolean replace;
 
   @CommandLine.Option(names = "--compression", paramLabel = "KIND",

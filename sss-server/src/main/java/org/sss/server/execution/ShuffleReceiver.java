@@ -15,7 +15,10 @@ import org.sss.core.keys.StoredKeys;
 /**
  * Writes a received shuffle batch into the local table in one write. Every pair is checked
  * first; then the batch's body, already in the form the table keeps ({@link PackedBatch}), is
- * copied out of the network buffer in one piece, so a refused batch writes nothing.
+ * copied out of the network buffer in one piece, so a refused batch writes nothing. A batch
+ * carrying a file the sender built ({@code built_file}) is instead written whole into the
+ * table's ingest directory, checked against what the batch announces, and taken as one of its
+ * stream's files.
  */
 final class ShuffleReceiver {
   private final NodeStore store;

@@ -28,12 +28,15 @@ import org.sss.kvs.StoreTable;
  * the local store in batches (no network, no copy through a socket). Pairs for another node
  * are packed into that node's buffer and sent as a {@link ShuffleBatch} when the buffer is
  * full; the receiver writes the batch in one RocksDB write (WAL off for intermediate tables)
- * and acknowledges it.
+ * and acknowledges it. An output of several copies goes mostly in SST files each writer builds
+ * once for every copy and sends whole ({@link #sendFile}, {@code PartitionFiles}).
  *
  * <h2>Backpressure</h2>
  * At most {@link #IN_FLIGHT_PER_PEER} batches per destination are unacknowledged at once; a
  * task that wants to send more blocks. Memory for the shuffle is therefore bounded by
- * tasks x destinations x batch size plus the in-flight window, whatever the data size.
+ * tasks x destinations x batch size plus the in-flight window (1 MiB batches, or built files of
+ * up to 4 MiB of pairs), whatever the data size; a writer of an output of several copies also
+ * holds up to 64 files being built (about 200 KiB of native memory each).
  *
  * <h2>Barrier</h2>
  * {@link #awaitAcks} returns once every batch sent has been acknowledged: only then does this
