@@ -4,6 +4,8 @@ import java.io.File;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Writer;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -273,7 +275,36 @@ public final class LocalProcessCluster implements SssCluster {
   /** A server process this start launched, and where its log stood before it. */
   private record Launched(Process process, long logOffset) {}
 
+  /** How long a launch waits for a node's ports to be free (a process that held them still ending). */
+  static final Duration PORT_WAIT = Duration.ofSeconds(5);
+
+  /**
+   * Waits, at most {@link #PORT_WAIT}, until {@code address} can be bound as a node binds it:
+   * a process just stopped may hold its listening socket for a moment after it released its
+   * data directory's lock, and a node started on its port then would fail at once. Returns in
+   * any case: a port still taken fails the node's start, which names it.
+   */
+  static void awaitBindable(NodeAddress address) {
+    long deadline = System.nanoTime() + PORT_WAIT.toNanos();
+    while (true) {
+      try (ServerSocket s = new ServerSocket()) {
+        s.setReuseAddress(true); // as the node binds it: connections left in TIME_WAIT do not count
+        s.bind(new InetSocketAddress(address.host(), address.port()), 1);
+        return;
+      } catch (IOException taken) {
+        if (System.nanoTime() > deadline) {
+          return;
+        }
+        NodeControl.sleep(100);
+      }
+    }
+  }
+
   private Launched launch(int node, String heap) throws IOException {
+    awaitBindable(spec.node(node));
+    if (spec.replication() > 1) {
+      awaitBindable(spec.raftAddress(node));
+    }
     Path nd = nodeDir(node);
     Files.createDirectories(nd);
     Path config = nd.resolve("node.properties");

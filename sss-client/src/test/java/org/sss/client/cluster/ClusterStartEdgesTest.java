@@ -42,6 +42,36 @@ class ClusterStartEdgesTest {
     }
   }
 
+  /**
+   * A node's port held for a moment after its previous process released its lock (as a process
+   * still ending holds its listening socket) is waited for: the start then succeeds, where the
+   * node launched at once failed, its port taken.
+   */
+  @Test
+  void portHeldForAMoment_isWaitedFor_andTheStartSucceeds() throws Exception {
+    Path dir = work.resolve("w");
+    LocalProcessCluster cluster = LocalProcessCluster.start(dir, 1, 0, "256m");
+    try {
+      cluster.stopAll();
+      int port = cluster.spec().node(0).port();
+      ServerSocket squatter = new ServerSocket(port, 1, InetAddress.getByName("127.0.0.1"));
+      Thread release = new Thread(() -> {
+        try {
+          Thread.sleep(1_500);
+          squatter.close();
+        } catch (InterruptedException | IOException e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      release.start();
+      cluster = LocalProcessCluster.start(dir, 0, 0, null);
+      release.join();
+      assertTrue(cluster.answers(0), "node 0 started on its port once it was free");
+    } finally {
+      cluster.stopAll();
+    }
+  }
+
   /** launch.properties is a hand-editable file: a value with a trailing blank, or garbage. */
   @Test
   void rememberedHeap_withATrailingBlank_stillStartsTheNode() throws Exception {
