@@ -134,7 +134,7 @@ final class OrderedStreams {
       refused = new StoreException(ErrorCode.BAD_REQUEST, "a built file of table '" + table.name() + "' names no stream");
     } else {
       Stream s = streams.computeIfAbsent(id, k -> new Stream());
-      if (s.broken || Arrays.stream(s.lanes).anyMatch(lane -> lane != null && lane.last != null)) {
+      if (s.broken || Arrays.stream(s.lanes).anyMatch(lane -> lane != null && lane.last.isSet())) {
         refused = new StoreException(ErrorCode.BAD_REQUEST, "a built file of table '" + table.name() + "' came after"
             + " pairs of its stream (" + (id >>> 32) + "/" + (int) id + "); a writer sends its files first");
       } else {
@@ -153,7 +153,7 @@ final class OrderedStreams {
       return false; // a large value goes through the memtable into a blob file (SortedRuns.store)
     }
     Lane lane = s.lane((block[keyAt] & 0xFF) << 8 | block[keyAt + 1] & 0xFF);
-    if (lane.last != null && Arrays.compareUnsigned(block, keyAt, keyAt + keyLength, lane.last, 0, lane.lastLength) <= 0) {
+    if (!lane.last.follows(block, keyAt, keyLength)) {
       return false;
     }
     if (lane.file != null && lane.fileBytes >= MAX_FILE_BYTES) {
@@ -169,7 +169,7 @@ final class OrderedStreams {
     }
     lane.file.put(block, keyAt, keyLength, valueAt, valueLength);
     lane.fileBytes += keyLength + valueLength;
-    lane.remember(block, keyAt, keyLength);
+    lane.last.set(block, keyAt, keyLength);
     return true;
   }
 
@@ -358,8 +358,7 @@ final class OrderedStreams {
     RunFile file;
     long fileBytes;
     byte[] first;
-    byte[] last;
-    int lastLength;
+    final LastKey last = new LastKey();
 
     void open(RunFile f, byte[] block, int keyAt, int keyLength) {
       file = f;
@@ -367,18 +366,10 @@ final class OrderedStreams {
       first = Arrays.copyOfRange(block, keyAt, keyAt + keyLength);
     }
 
-    void remember(byte[] block, int keyAt, int keyLength) {
-      if (last == null || last.length < keyLength) {
-        last = new byte[Math.max(keyLength, 32)];
-      }
-      System.arraycopy(block, keyAt, last, 0, keyLength);
-      lastLength = keyLength;
-    }
-
     /** The file, written to its end, with its key range; the lane goes on in a new file, after its last key. */
     Written finish() {
       file.finishWriting(); // closes the file and frees its write buffer now, not at the ingest
-      Written w = new Written(file, first, Arrays.copyOf(last, lastLength), fileBytes);
+      Written w = new Written(file, first, last.copy(), fileBytes);
       file = null;
       return w;
     }

@@ -91,12 +91,12 @@ public final class PartitionFiles implements AutoCloseable {
       return false;
     }
     Lane lane = lane(partition);
-    if (lane.last != null && Arrays.compareUnsigned(storedKey, 0, keyLength, lane.last, 0, lane.lastLength) <= 0) {
+    if (!lane.last.follows(storedKey, 0, keyLength)) {
       return false;
     }
     if (lane.file != null && lane.bytes + pairBytes > maxFileBytes) {
       opened.remove(lane);
-      ready.add(lane.finish(partition)); // the partition goes on in a new file, after its last key
+      ready.add(lane.finish()); // the partition goes on in a new file, after its last key
     }
     if (lane.file == null) {
       lane.file = new RunFile(table, false);
@@ -106,7 +106,7 @@ public final class PartitionFiles implements AutoCloseable {
     }
     lane.file.put(storedKey, keyLength, value);
     lane.bytes += keyLength + value.length;
-    lane.remember(storedKey, keyLength);
+    lane.last.set(storedKey, 0, keyLength);
     return true;
   }
 
@@ -116,8 +116,7 @@ public final class PartitionFiles implements AutoCloseable {
    */
   public BuiltFile takeFinished() {
     if (ready.isEmpty() && opened.size() > MAX_OPEN_FILES) {
-      Lane oldest = opened.poll();
-      return oldest.finish(indexOf(oldest));
+      return opened.poll().finish();
     }
     return ready.poll();
   }
@@ -130,7 +129,7 @@ public final class PartitionFiles implements AutoCloseable {
     try {
       for (int p = 0; p < lanes.length; p++) {
         if (lanes[p] != null && lanes[p].file != null) {
-          files.add(lanes[p].finish(p));
+          files.add(lanes[p].finish());
         }
       }
     } catch (RuntimeException e) {
@@ -163,37 +162,24 @@ public final class PartitionFiles implements AutoCloseable {
     }
     Lane lane = lanes[partition];
     if (lane == null) {
-      lane = lanes[partition] = new Lane();
+      lane = lanes[partition] = new Lane(partition);
     }
     return lane;
   }
 
-  private int indexOf(Lane lane) {
-    for (int p = 0; p < lanes.length; p++) {
-      if (lanes[p] == lane) {
-        return p;
-      }
-    }
-    throw new IllegalStateException("a lane of no partition");
-  }
-
   /** One partition's file being written, and the last key written to the partition. */
   private final class Lane {
+    final int partition;
+    final LastKey last = new LastKey();
     RunFile file;
     long bytes;
     byte[] first;
-    byte[] last;
-    int lastLength;
 
-    void remember(byte[] key, int keyLength) {
-      if (last == null || last.length < keyLength) {
-        last = new byte[Math.max(keyLength, 32)];
-      }
-      System.arraycopy(key, 0, last, 0, keyLength);
-      lastLength = keyLength;
+    Lane(int partition) {
+      this.partition = partition;
     }
 
-    BuiltFile finish(int partition) {
+    BuiltFile finish() {
       RunFile f = file;
       file = null;
       try {
@@ -202,7 +188,7 @@ public final class PartitionFiles implements AutoCloseable {
         f.close();
         throw e;
       }
-      return new BuiltFile(table, partition, f, first, Arrays.copyOf(last, lastLength), bytes);
+      return new BuiltFile(table, partition, f, first, last.copy(), bytes);
     }
   }
 

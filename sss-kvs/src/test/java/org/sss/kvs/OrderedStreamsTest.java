@@ -49,7 +49,8 @@ class OrderedStreamsTest {
     return new byte[][] {StoredKeys.storedKey((int) (key % PARTITIONS), KeyCodec.encodeLong(key)), value};
   }
 
-  private static void assertHolds(StoreTable t, TreeMap<byte[], byte[]> model) {
+  /** The table holds exactly the model's pairs, in key order (a scan), and counts as many. */
+  static void assertHolds(StoreTable t, TreeMap<byte[], byte[]> model) {
     assertEquals(model.size(), t.count());
     try (StoreCursor c = t.scan(null, null)) {
       for (Map.Entry<byte[], byte[]> e : model.entrySet()) {

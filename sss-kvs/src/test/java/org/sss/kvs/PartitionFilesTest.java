@@ -1,6 +1,5 @@
 package org.sss.kvs;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -13,7 +12,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -107,19 +105,6 @@ class PartitionFilesTest {
     }
   }
 
-  private static void assertHolds(StoreTable t, TreeMap<byte[], byte[]> model) {
-    assertEquals(model.size(), t.count());
-    try (StoreCursor c = t.scan(null, null)) {
-      for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
-        assertTrue(c.valid(), "the scan ended before a key of the model");
-        assertArrayEquals(e.getKey(), c.key());
-        assertArrayEquals(e.getValue(), c.value(), "the last value written of a key");
-        c.next();
-      }
-      assertFalse(c.valid(), "no pair beyond the model's");
-    }
-  }
-
   private static long ingestFiles(Path dir) throws IOException {
     if (!Files.isDirectory(dir.resolve("ingest"))) {
       return 0;
@@ -175,8 +160,8 @@ class PartitionFilesTest {
       assertTrue(writers.get(3).filesSent > 0, "writer 4 sent files before it broke");
       a.commit("j1");
       b.commit("j1");
-      assertHolds(a.require("out"), model);
-      assertHolds(b.require("out"), model);
+      OrderedStreamsTest.assertHolds(a.require("out"), model);
+      OrderedStreamsTest.assertHolds(b.require("out"), model);
     }
   }
 
@@ -201,8 +186,8 @@ class PartitionFilesTest {
       assertEquals(1, w.filesSent);
       a.commit("j1");
       b.commit("j1");
-      assertHolds(a.require("out"), model);
-      assertHolds(b.require("out"), model);
+      OrderedStreamsTest.assertHolds(a.require("out"), model);
+      OrderedStreamsTest.assertHolds(b.require("out"), model);
     }
   }
 
@@ -218,8 +203,8 @@ class PartitionFilesTest {
         byte[] value = {(byte) i};
         if (i == 4) {
           w.finish(); // the files sent
-          assertHolds(a.require("sss-tmp-j1-0"), model);
-          assertHolds(b.require("sss-tmp-j1-0"), model);
+          OrderedStreamsTest.assertHolds(a.require("sss-tmp-j1-0"), model);
+          OrderedStreamsTest.assertHolds(b.require("sss-tmp-j1-0"), model);
           w.sendsPairs = true;
         }
         w.write(k, value);
@@ -227,8 +212,8 @@ class PartitionFilesTest {
       }
       a.commit("j1");
       b.commit("j1");
-      assertHolds(a.require("out"), model);
-      assertHolds(b.require("out"), model);
+      OrderedStreamsTest.assertHolds(a.require("out"), model);
+      OrderedStreamsTest.assertHolds(b.require("out"), model);
     }
   }
 
