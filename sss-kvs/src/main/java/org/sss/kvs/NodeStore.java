@@ -211,6 +211,16 @@ public final class NodeStore implements AutoCloseable {
           descriptors.add(new ColumnFamilyDescriptor(f, columnFamilyOptions(options, blockCache)));
         }
       }
+      // a new store makes its first spares with the database, in the same open
+      List<String> firstSpares = new ArrayList<>();
+      if (families.size() == 1) {
+        for (int i = 0; i < SpareFamilies.PER_PROFILE; i++) {
+          String family = SpareFamilies.newName();
+          firstSpares.add(family);
+          descriptors.add(new ColumnFamilyDescriptor(family.getBytes(StandardCharsets.UTF_8),
+              columnFamilyOptions(SpareFamilies.BETWEEN_STAGES, blockCache)));
+        }
+      }
       List<ColumnFamilyHandle> handles = new ArrayList<>();
       db = RocksDB.open(dbOptions, dbDir.toString(), descriptors, handles);
       store = new NodeStore(dir, flushedClose, new UnsealedMarks(dir.resolve(UNSEALED)), db, dbOptions,
@@ -230,6 +240,10 @@ public final class NodeStore implements AutoCloseable {
           db.dropColumnFamily(h);
           h.close();
         }
+      }
+      for (int i = 0; i < firstSpares.size(); i++) {
+        store.spares.adoptNew(SpareFamilies.BETWEEN_STAGES,
+            new SpareFamilies.Spare(firstSpares.get(i), handles.get(names.size() + 1 + i)));
       }
       for (String family : store.unsealedFamilies) {
         if (!owners.containsKey(family)) {

@@ -18,6 +18,8 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.sss.core.cluster.JobTables;
+import org.sss.core.proto.DataType;
 import org.sss.core.proto.TableOptions;
 
 /**
@@ -90,6 +92,26 @@ final class SpareFamilies implements AutoCloseable {
 
   static byte[] catalogKey(String family) {
     return (CATALOG_PREFIX + family).getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * The profile of the tables between a job's stages (read once: no compression, no automatic
+   * compaction). Every job of two or more stages makes one on every node, so a new store starts
+   * with spares of it, made with the database itself.
+   */
+  static final TableOptions BETWEEN_STAGES = profileOf(JobTables.betweenStages(DataType.BYTES, DataType.BYTES));
+
+  /** A new spare's family name. */
+  static String newName() {
+    return NAME_PREFIX + HexFormat.of().formatHex(randomBytes());
+  }
+
+  /** Adds a spare made with the database at its creation, recording it in the catalog. */
+  synchronized void adoptNew(TableOptions profile, Spare spare) throws RocksDBException {
+    try (WriteOptions noSync = new WriteOptions()) {
+      db.put(catalog, noSync, catalogKey(spare.family()), profile.toByteArray());
+    }
+    adopt(profile, spare);
   }
 
   /** Adds a spare found at open. */
@@ -220,7 +242,7 @@ final class SpareFamilies implements AutoCloseable {
     // options of its own for each family (RocksDB copies them), all reading through the node's cache
     List<ColumnFamilyDescriptor> families = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      byte[] name = (NAME_PREFIX + HexFormat.of().formatHex(randomBytes())).getBytes(StandardCharsets.UTF_8);
+      byte[] name = newName().getBytes(StandardCharsets.UTF_8);
       families.add(new ColumnFamilyDescriptor(name, NodeStore.columnFamilyOptions(profile, blockCache)));
     }
     List<Spare> made = new ArrayList<>(count);

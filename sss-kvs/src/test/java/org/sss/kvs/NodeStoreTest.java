@@ -30,6 +30,7 @@ import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
+import org.sss.core.cluster.JobTables;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.core.keys.KeyCodec;
 import org.sss.core.proto.Compression;
@@ -732,8 +733,7 @@ class NodeStoreTest {
     }
   }
 
-  private static final TableOptions INTERMEDIATE = TableOptions.newBuilder().setDisableWal(true)
-      .setDisableAutoCompaction(true).setCompression(Compression.NONE).setMultiValued(true).build();
+  private static final TableOptions INTERMEDIATE = JobTables.betweenStages(DataType.STRING, DataType.LONG);
 
   private static void putOne(StoreTable t, String key, String value) {
     try (TableBatch b = t.newBatch()) {
@@ -742,24 +742,44 @@ class NodeStoreTest {
     }
   }
 
+  /** A profile no store starts with spares of (compressed, but not compacted on its own). */
+  private static final TableOptions UNCOMPACTED = TableOptions.newBuilder().setDisableWal(true)
+      .setDisableAutoCompaction(true).setCompression(Compression.ZSTD).setMultiValued(true).build();
+
+  @Test
+  void aNewStore_startsWithSparesOfTheTablesBetweenStages_whichItsFirstSuchTableTakes() throws Exception {
+    assertEquals(SpareFamilies.PER_PROFILE, store.spareCount());
+    List<String> before = families();
+    assertEquals(1 + SpareFamilies.PER_PROFILE, before.size(), "the default family and the spares: " + before);
+    putOne(store.create("first", INTERMEDIATE, false), "k", "v");
+    store.awaitBackground();
+    assertEquals(before, families(), "no column family created");
+    assertEquals(SpareFamilies.PER_PROFILE - 1, store.spareCount());
+    reopen();
+    assertEquals(SpareFamilies.PER_PROFILE - 1, store.spareCount(), "spares are recorded, and reopened");
+    assertArrayEquals(bytes("v"), store.require("first").get(bytes("k")));
+    assertEquals(before, families());
+  }
+
   @Test
   void create_afterFirstOfAProfileTakesASpareFamily_whichSurvivesRestart() throws Exception {
-    store.create("first", INTERMEDIATE, false);
+    int atStart = store.spareCount();
+    store.create("first", UNCOMPACTED, false);
     store.awaitBackground();
-    assertEquals(SpareFamilies.PER_PROFILE, store.spareCount());
+    assertEquals(atStart + SpareFamilies.PER_PROFILE, store.spareCount());
     // same column-family profile, other catalog-only options: served by a spare
-    TableOptions sameProfile = INTERMEDIATE.toBuilder().setDisableWal(false).setMultiValued(false).build();
+    TableOptions sameProfile = UNCOMPACTED.toBuilder().setDisableWal(false).setMultiValued(false).build();
     putOne(store.create("second", sameProfile, false), "k", "v");
-    assertEquals(SpareFamilies.PER_PROFILE - 1, store.spareCount());
+    assertEquals(atStart + SpareFamilies.PER_PROFILE - 1, store.spareCount());
     // another profile is not served by these spares
     store.create("third", DEFAULTS, false);
     store.awaitBackground();
-    assertEquals(2 * SpareFamilies.PER_PROFILE - 1, store.spareCount());
+    assertEquals(atStart + 2 * SpareFamilies.PER_PROFILE - 1, store.spareCount());
     reopen();
     assertEquals(List.of("first", "second", "third"), names(store));
     assertEquals(sameProfile, store.require("second").options());
     assertArrayEquals(bytes("v"), store.require("second").get(bytes("k")));
-    assertEquals(2 * SpareFamilies.PER_PROFILE - 1, store.spareCount(), "spares are reopened, not recreated");
+    assertEquals(atStart + 2 * SpareFamilies.PER_PROFILE - 1, store.spareCount(), "spares are reopened, not recreated");
     assertFalse(families().contains("second"), "'second' lives in a spare's family");
   }
 
@@ -767,6 +787,7 @@ class NodeStoreTest {
   void drop_ofASmallTableFromASpareEmptiesItsFamilyForTheNextTable() throws Exception {
     store.create("warm", INTERMEDIATE, false);
     store.awaitBackground();
+    int spares = store.spareCount();
     StoreTable used = store.create("used", INTERMEDIATE, false);
     for (int i = 0; i < 1000; i++) {
       putOne(used, "k" + i, "v" + i);
@@ -776,10 +797,10 @@ class NodeStoreTest {
     store.drop("used", false);
     store.awaitBackground();
     assertEquals(before, families(), "no column family created or dropped");
-    assertEquals(SpareFamilies.PER_PROFILE, store.spareCount(), "the family is a spare again");
+    assertEquals(spares, store.spareCount(), "the family is a spare again");
 
     reopen(); // the recycled spare is recorded as one
-    assertEquals(SpareFamilies.PER_PROFILE, store.spareCount());
+    assertEquals(spares, store.spareCount());
     for (int i = 0; i < SpareFamilies.PER_PROFILE; i++) {
       StoreTable t = store.create("again" + i, INTERMEDIATE, false);
       assertEquals(0, t.count(), "a table made from a recycled family starts empty");
@@ -792,6 +813,7 @@ class NodeStoreTest {
   void drop_whileACursorIsOpenDropsTheFamilyInsteadOfReusingIt() throws Exception {
     store.create("warm", INTERMEDIATE, false);
     store.awaitBackground();
+    int spares = store.spareCount();
     StoreTable used = store.create("used", INTERMEDIATE, false);
     putOne(used, "k", "v");
     List<String> before = families();
@@ -802,7 +824,7 @@ class NodeStoreTest {
       assertArrayEquals(bytes("v"), c.value(), "the open cursor still reads the dropped table");
     }
     assertEquals(before.size() - 1, families().size(), "its family was dropped");
-    assertEquals(SpareFamilies.PER_PROFILE - 1, store.spareCount());
+    assertEquals(spares - 1, store.spareCount());
   }
 
   private static final TableOptions BULK = TableOptions.newBuilder().setDisableWal(true)

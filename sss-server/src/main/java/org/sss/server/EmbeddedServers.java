@@ -11,9 +11,15 @@ import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.EmbeddedNodes;
 import org.sss.core.cluster.NodeAddress;
 import org.sss.core.proto.ViewAnswer;
+import org.sss.kvs.RocksLibrary;
 
 /** Starts a cluster's nodes in this JVM, for tests, demos and the command line. */
 public final class EmbeddedServers implements EmbeddedNodes {
+  @Override
+  public void prepare() {
+    RocksLibrary.load();
+  }
+
   @Override
   public AutoCloseable start(ClusterSpec spec, Path baseDir) throws Exception {
     List<SssServer> servers = new ArrayList<>();

@@ -5,6 +5,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
+import java.util.Arrays;
 import java.util.List;
 import java.util.ServiceLoader;
 import org.sss.core.proto.ErrorCode;
@@ -173,8 +174,13 @@ public final class SssCommand implements Runnable {
     return null;
   }
 
-  public static void main(String[] args) {
+  public static void main(String[] args) throws InterruptedException {
+    boolean clusterFile = Arrays.stream(args).anyMatch(a -> a.equals("--cluster") || a.startsWith("--cluster="));
+    Thread start = commandNamed(args) != null ? StartInParallel.begin(!clusterFile) : null;
     int status = commandLine(args).execute(args);
+    if (start != null) {
+      start.join();
+    }
     System.exit(status);
   }
 }

@@ -37,7 +37,6 @@ import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.AbortJob;
 import org.sss.core.proto.ClusterView;
 import org.sss.core.proto.CommitJob;
-import org.sss.core.proto.Compression;
 import org.sss.core.proto.CreateTable;
 import org.sss.core.proto.DataType;
 import org.sss.core.proto.ErrorCode;
@@ -637,9 +636,9 @@ final class JobCoordinator implements Runnable {
       if (last || job.keepIntermediate) {
         create.setCommitAs(last ? job.outputTable : keptName(i)).setCommitReplaces(job.overwrite);
       }
-      for (int node : nodes) {
+      for (int node : nodes) { // connected all at once: the job's first round to a new client's nodes
         try {
-          creates.add(channels.get(node).call(Request.newBuilder().setCreateTable(create)));
+          creates.add(channels.connection(node).thenCompose(c -> c.call(Request.newBuilder().setCreateTable(create))));
         } catch (RuntimeException e) {
           creates.add(CompletableFuture.failedFuture(e));
         }
@@ -659,14 +658,7 @@ final class JobCoordinator implements Runnable {
   }
 
   private static TableOptions intermediateOptions(Job.StagePlan plan) {
-    return TableOptions.newBuilder()
-        .setMultiValued(true)
-        .setDisableWal(true)
-        .setDisableAutoCompaction(true)
-        .setCompression(Compression.NONE)
-        .setKeyType(plan.outKey().dataType())
-        .setValueType(plan.outValue().dataType())
-        .build();
+    return JobTables.betweenStages(plan.outKey().dataType(), plan.outValue().dataType());
   }
 
   /** A job's output keeps as many copies as the cluster's other tables; the tables between stages keep one. */
@@ -767,8 +759,10 @@ final class JobCoordinator implements Runnable {
       counters.merge(JobResult.BUILT_FILE_PAIRS_COUNTER, builtFilePairs, Long::sum);
     }
     double seconds = (System.nanoTime() - start) / 1e9;
-    trace("stage " + spec.getIndex() + " took " + String.format("%.1f", slowestNode / 1e6) + " ms on its slowest node",
-        start);
+    if (LOG.isDebugEnabled()) { // a float formatted in a fresh JVM: milliseconds of a short job
+      trace("stage " + spec.getIndex() + " took " + String.format("%.1f", slowestNode / 1e6) + " ms on its slowest node",
+          start);
+    }
     listener.update(spec.getIndex(), stageCount, kind, tasks, tasks, in, out, bytes, seconds);
     return new StageSummary(spec.getIndex(), kind, in, out, shuffled, bytes, seconds);
   }

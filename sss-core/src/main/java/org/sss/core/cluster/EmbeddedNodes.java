@@ -26,6 +26,12 @@ public interface EmbeddedNodes {
   Started startOnFreePorts(int n, String host, Function<List<NodeAddress>, ClusterSpec> specOf, Path baseDir)
       throws Exception;
 
+  /**
+   * Does the one-time work of a first node's start in this JVM (loading the store's native
+   * library), so that a caller can have it done on another thread while it does something else.
+   */
+  default void prepare() {}
+
   /** Nodes started by {@link #startOnFreePorts}: the spec they run with; closing stops them all. */
   record Started(ClusterSpec spec, AutoCloseable nodes) {}
 }

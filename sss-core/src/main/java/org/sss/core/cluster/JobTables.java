@@ -1,5 +1,9 @@
 package org.sss.core.cluster;
 
+import org.sss.core.proto.Compression;
+import org.sss.core.proto.DataType;
+import org.sss.core.proto.TableOptions;
+
 /**
  * The names of the tables a job writes: every table a job creates lives in a namespace of its
  * own, {@code sss-tmp-<job id>-<what>}, until the job commits and its output takes the name the
@@ -21,6 +25,23 @@ public final class JobTables {
   /** The table a job writes stage {@code stage} into. */
   public static String stageOutput(String jobId, int stage) {
     return PREFIX + jobId + "-" + stage;
+  }
+
+  /**
+   * The options of a table between two stages: every value kept (the next stage groups them),
+   * no write-ahead log (a job that loses a node runs again rather than recover it), and neither
+   * compression nor compaction of its own (it is read once, then dropped). Nodes keep spare
+   * column families made for these options, from the store's creation on.
+   */
+  public static TableOptions betweenStages(DataType key, DataType value) {
+    return TableOptions.newBuilder()
+        .setMultiValued(true)
+        .setDisableWal(true)
+        .setDisableAutoCompaction(true)
+        .setCompression(Compression.NONE)
+        .setKeyType(key)
+        .setValueType(value)
+        .build();
   }
 
   /** True for names in the engine's namespace. */

@@ -1,0 +1,45 @@
+package org.sss.client.cli;
+
+import java.util.ServiceLoader;
+import org.slf4j.LoggerFactory;
+import org.sss.core.cluster.EmbeddedNodes;
+import org.sss.core.proto.Sss;
+import org.sss.core.transport.Auth;
+import org.sss.core.transport.ClientTransport;
+
+/**
+ * The one-time initialization a command's first request needs, done on a second thread while
+ * the main one reads the command line. In a fresh JVM these are each tens of milliseconds of
+ * class loading and interpreted code: the logging library's configuration, the protocol's
+ * descriptors, the HMAC of the connections' handshake, the client's event loops and, for an
+ * embedded cluster, the store's native library. A machine has a second core for them; a
+ * one-shot command otherwise does them in turn on its main thread.
+ */
+final class StartInParallel {
+  private StartInParallel() {}
+
+  /**
+   * Starts the work, the embedded nodes' part too when {@code embedded}; join the thread before
+   * the JVM exits (one still in native code holds the exit up).
+   */
+  static Thread begin(boolean embedded) {
+    Thread t = new Thread(() -> initialize(embedded), "sss-start");
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  private static void initialize(boolean embedded) {
+    try {
+      LoggerFactory.getILoggerFactory();
+      Sss.getDescriptor();
+      Auth.mac("", new byte[Auth.NONCE_BYTES], new byte[Auth.NONCE_BYTES]);
+      ClientTransport.prepare();
+      if (embedded) {
+        ServiceLoader.load(EmbeddedNodes.class).findFirst().ifPresent(EmbeddedNodes::prepare);
+      }
+    } catch (RuntimeException | LinkageError e) {
+      // only time: whatever failed here is done, or fails with its error, where it is needed
+    }
+  }
+}
