@@ -108,24 +108,63 @@ public final class EmbeddedServers implements EmbeddedNodes {
   }
 
   /**
-   * Starts node {@code i} with {@code configOf(i)} on {@code listeners.get(i)}, for every i; when
-   * one fails, the ones started are closed and every listener is released.
+   * Starts node {@code i} with {@code configOf(i)} on {@code listeners.get(i)}, for every i, all
+   * at once: a node's start is mostly waits for its disk (a new store's files synced) and, in a
+   * fresh JVM, class initialization, which the nodes share. When one fails, the ones started are
+   * closed and every listener is released.
    */
   public static List<SssServer> startAll(List<NodeListener> listeners,
                                          IntFunction<NodeConfig> configOf)
       throws InterruptedException {
+    int n = listeners.size();
+    SssServer[] started = new SssServer[n];
+    Throwable[] failed = new Throwable[n];
+    Thread[] threads = new Thread[n];
+    for (int i = 0; i < n; i++) {
+      int node = i;
+      threads[i] = new Thread(() -> {
+        try {
+          started[node] = SssServer.start(configOf.apply(node), listeners.get(node));
+        } catch (Throwable e) { // the listener is released by start (or, if configOf threw, below)
+          failed[node] = e;
+        }
+      }, "sss-node" + i + "-start");
+      threads[i].start();
+    }
+    boolean interrupted = false;
+    for (Thread t : threads) { // every start ends, so that none is left running if this one is interrupted
+      while (true) {
+        try {
+          t.join();
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    }
+    Throwable first = interrupted ? new InterruptedException("interrupted while the nodes started") : null;
+    for (int i = 0; i < n && first == null; i++) {
+      first = failed[i];
+    }
     List<SssServer> servers = new ArrayList<>();
-    int i = 0;
-    try {
-      for (; i < listeners.size(); i++) {
-        servers.add(SssServer.start(configOf.apply(i), listeners.get(i)));
+    for (SssServer s : started) {
+      if (s != null) {
+        servers.add(s);
       }
-    } catch (RuntimeException | InterruptedException e) {
+    }
+    if (first != null) {
       servers.forEach(SssServer::close);
-      for (int j = i; j < listeners.size(); j++) { // closing one a server took over does nothing
-        listeners.get(j).close();
+      listeners.forEach(NodeListener::close); // closing one a server took over does nothing
+      if (first instanceof RuntimeException r) {
+        throw r;
       }
-      throw e;
+      if (first instanceof InterruptedException ie) {
+        throw ie;
+      }
+      if (first instanceof Error err) {
+        throw err;
+      }
+      throw new IllegalStateException(first);
     }
     return servers;
   }

@@ -1,5 +1,6 @@
 package org.sss.client.cli;
 
+import java.lang.management.ManagementFactory;
 import java.util.ServiceLoader;
 import org.slf4j.LoggerFactory;
 import org.sss.core.cluster.EmbeddedNodes;
@@ -12,7 +13,8 @@ import org.sss.core.transport.ClientTransport;
  * the main one reads the command line. In a fresh JVM these are each tens of milliseconds of
  * class loading and interpreted code: the logging library's configuration, the protocol's
  * descriptors, the HMAC of the connections' handshake, the client's event loops and, for an
- * embedded cluster, the store's native library. A machine has a second core for them; a
+ * embedded cluster, the platform's management beans (the machine's limits) and the store's
+ * native library. A machine has a second core for them; a
  * one-shot command otherwise does them in turn on its main thread.
  */
 final class StartInParallel {
@@ -36,6 +38,7 @@ final class StartInParallel {
       Auth.mac("", new byte[Auth.NONCE_BYTES], new byte[Auth.NONCE_BYTES]);
       ClientTransport.prepare();
       if (embedded) {
+        ManagementFactory.getOperatingSystemMXBean(); // the machine's limits, checked before an embedded start
         ServiceLoader.load(EmbeddedNodes.class).findFirst().ifPresent(EmbeddedNodes::prepare);
       }
     } catch (RuntimeException | LinkageError e) {
