@@ -59,7 +59,7 @@ classpath() {
     echo "$SSS_SERVER_CP"
   else
     [[ -d "$SSS_HOME/benchmarks/target/lib" ]] || (cd "$SSS_HOME" && mvn -q -B -DskipTests package) >&2
-    ls "$SSS_HOME"/benchmarks/target/lib/*.jar | grep -E '/(sss-|rocksdbjni|netty-|protobuf-java|guava|failureaccess|listenablefuture|jspecify|error_prone|j2objc|jsr305|slf4j-api|logback-|picocli|ratis-)' | tr '\n' ':'
+    ls "$SSS_HOME"/benchmarks/target/lib/*.jar | grep -E '/(sss-|rocksdbjni|netty-|protobuf-java|guava|failureaccess|listenablefuture|jspecify|error_prone|j2objc|jsr305|slf4j-api|logback-|ratis-)' | tr '\n' ':'
   fi
 }
 

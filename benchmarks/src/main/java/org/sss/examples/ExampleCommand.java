@@ -178,11 +178,13 @@ public final class ExampleCommand implements CommandExtension, Runnable {
     }
   }
 
+  /** A table written out: the file, and its lines (the table's pairs). */
+  record Dumped(Path file, long lines) {}
+
   /** Output file of a key-value table: a file, or a directory with a part file. */
-  static Path dump(SssClient client, String table, String out) throws IOException {
+  static Dumped dump(SssClient client, String table, String out) throws IOException {
     Path file = ExampleIO.outputFile(out, ExampleIO.PART_FILE);
-    BulkIO.dump(client, table, file, n -> {});
-    return file;
+    return new Dumped(file, BulkIO.dump(client, table, file, n -> {}));
   }
 
   @Command(name = "wordcount", mixinStandardHelpOptions = true,
@@ -211,9 +213,8 @@ public final class ExampleCommand implements CommandExtension, Runnable {
         System.err.println(e.getMessage() + "; loading " + in + " from here first");
         runJob(client, WordCount.job(loadLines(client, in), output, !noCombiner));
       }
-      long words = client.count(output);
-      Path file = dump(client, output, out);
-      summary(String.format("%,d distinct words written to %s", words, file));
+      Dumped written = dump(client, output, out);
+      summary(String.format("%,d distinct words written to %s", written.lines(), written.file()));
       return 0;
     }
   }
@@ -413,9 +414,8 @@ public final class ExampleCommand implements CommandExtension, Runnable {
       System.out.printf("loaded %,d files from %s%n", files, dir);
       String output = table("index");
       runJob(client, InvertedIndex.job(input, output, !noCombiner));
-      long words = client.count(output);
-      Path file = dump(client, output, out);
-      summary(String.format("%,d words of %,d files indexed into %s", words, files, file));
+      Dumped written = dump(client, output, out);
+      summary(String.format("%,d words of %,d files indexed into %s", written.lines(), files, written.file()));
       return 0;
     }
   }
@@ -457,7 +457,7 @@ public final class ExampleCommand implements CommandExtension, Runnable {
         System.out.printf("pass %d: %s candidates, %,d frequent%n", p.k(),
             p.k() == 1 ? "all items as" : String.format("%,d", p.candidates()), p.frequent());
       }
-      Path file = dump(client, output, out);
+      Path file = dump(client, output, out).file();
       summary(String.format("%,d frequent itemsets (support >= %,d of %,d transactions) written to %s",
           r.frequent().size(), min, n, file));
       return 0;

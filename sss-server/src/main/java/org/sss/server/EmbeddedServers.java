@@ -32,7 +32,7 @@ public final class EmbeddedServers implements EmbeddedNodes {
       servers.forEach(SssServer::close);
       throw e;
     }
-    return () -> servers.forEach(SssServer::close);
+    return () -> closeAll(servers);
   }
 
   @Override
@@ -53,7 +53,31 @@ public final class EmbeddedServers implements EmbeddedNodes {
       servers.forEach(SssServer::close);
       throw e;
     }
-    return new Started(spec, () -> servers.forEach(SssServer::close));
+    return new Started(spec, () -> closeAll(servers));
+  }
+
+  /** Stops every node, side by side (each waits for its own threads and files); returns when all have stopped. */
+  static void closeAll(List<SssServer> servers) {
+    List<Thread> stops = new ArrayList<>();
+    for (SssServer s : servers) {
+      Thread t = new Thread(s::close, "sss-node" + s.config().nodeId() + "-stop");
+      t.start();
+      stops.add(t);
+    }
+    boolean interrupted = false;
+    for (Thread t : stops) {
+      while (true) {
+        try {
+          t.join();
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true; // every node is stopped all the same
+        }
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** How long a replicated embedded cluster's members may take to elect a leader and confirm every node's view. */

@@ -352,8 +352,9 @@ public final class SssServer implements AutoCloseable {
       membership.close();
     }
     engine.close();
-    io.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    var ioStopped = io.shutdownGracefully(0, 2, TimeUnit.SECONDS);
     boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    ioStopped.awaitUninterruptibly();
     workers.shutdown();
     try {
       workers.awaitTermination(10, TimeUnit.SECONDS);
