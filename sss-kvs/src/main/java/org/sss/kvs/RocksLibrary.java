@@ -52,10 +52,37 @@ public final class RocksLibrary {
   /** A temporary copy older than this was left by a JVM that died while writing it. */
   private static final Duration ABANDONED = Duration.ofHours(1);
 
+  /** Whether {@link #load} succeeded, or how it failed (guarded by the class). */
+  private static boolean loaded;
+  private static Throwable failed;
+
   private RocksLibrary() {}
 
-  /** Loads the library once per JVM; later calls (and RocksJava's own) find it loaded. */
+  /**
+   * Loads the library once per JVM; later calls (and RocksJava's own) find it loaded. A load
+   * that failed fails every later call with the same error: RocksJava's own loader, after a
+   * native library that would not link, would make every later caller wait for it forever.
+   */
   public static synchronized void load() {
+    if (loaded) {
+      return;
+    }
+    if (failed instanceof Error e) {
+      throw e;
+    }
+    if (failed != null) {
+      throw new IllegalStateException("RocksDB's library did not load: " + failed.getMessage(), failed);
+    }
+    try {
+      loadOnce();
+      loaded = true;
+    } catch (RuntimeException | Error e) {
+      failed = e;
+      throw e;
+    }
+  }
+
+  private static void loadOnce() {
     try {
       Path dir = System.getenv("ROCKSDB_SHAREDLIB_DIR") == null ? extracted() : null;
       if (dir != null) {

@@ -40,7 +40,9 @@ import org.sss.core.proto.TableOptions;
  * <h2>Profiles</h2>
  * A column family's options are fixed at creation, so a spare only serves a table whose
  * {@linkplain #profileOf profile} (the options RocksDB sees) matches. Profiles are kept warm
- * once asked for: the first table of a profile is created directly and starts the refill.
+ * once asked for: the first table of a profile is created directly and starts the refill. The
+ * tables between a job's stages are the exception: a new store has spares of theirs from its
+ * creation ({@link #BETWEEN_STAGES}).
  *
  * <h2>Durability</h2>
  * A spare is named {@code #spare-<random>} ('#' is not legal in table names, so spares never

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.IntFunction;
@@ -56,28 +58,52 @@ public final class EmbeddedServers implements EmbeddedNodes {
     return new Started(spec, () -> closeAll(servers));
   }
 
-  /** Stops every node, side by side (each waits for its own threads and files); returns when all have stopped. */
+  /**
+   * Stops every node, side by side (each waits for its own threads and files); returns when all
+   * have stopped, throwing the first node's failure to stop (the others' suppressed in it).
+   */
   static void closeAll(List<SssServer> servers) {
     List<Thread> stops = new ArrayList<>();
+    List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
     for (SssServer s : servers) {
-      Thread t = new Thread(s::close, "sss-node" + s.config().nodeId() + "-stop");
+      Thread t = new Thread(() -> {
+        try {
+          s.close();
+        } catch (RuntimeException | Error e) {
+          failures.add(e);
+        }
+      }, "sss-node" + s.config().nodeId() + "-stop");
       t.start();
       stops.add(t);
     }
+    boolean interrupted = joinAll(stops);
+    if (interrupted) {
+      Thread.currentThread().interrupt(); // every node is stopped all the same
+    }
+    if (!failures.isEmpty()) {
+      Throwable first = failures.get(0);
+      failures.subList(1, failures.size()).forEach(first::addSuppressed);
+      if (first instanceof Error e) {
+        throw e;
+      }
+      throw (RuntimeException) first;
+    }
+  }
+
+  /** Waits for every thread to end, also when interrupted; returns whether it was. */
+  private static boolean joinAll(List<Thread> threads) {
     boolean interrupted = false;
-    for (Thread t : stops) {
+    for (Thread t : threads) {
       while (true) {
         try {
           t.join();
           break;
         } catch (InterruptedException e) {
-          interrupted = true; // every node is stopped all the same
+          interrupted = true;
         }
       }
     }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
+    return interrupted;
   }
 
   /** How long a replicated embedded cluster's members may take to elect a leader and confirm every node's view. */
@@ -155,20 +181,18 @@ public final class EmbeddedServers implements EmbeddedNodes {
       }, "sss-node" + i + "-start");
       threads[i].start();
     }
-    boolean interrupted = false;
-    for (Thread t : threads) { // every start ends, so that none is left running if this one is interrupted
-      while (true) {
-        try {
-          t.join();
-          break;
-        } catch (InterruptedException e) {
-          interrupted = true;
-        }
-      }
-    }
+    // every start ends, so that none is left running if this one is interrupted
+    boolean interrupted = joinAll(Arrays.asList(threads));
     Throwable first = interrupted ? new InterruptedException("interrupted while the nodes started") : null;
-    for (int i = 0; i < n && first == null; i++) {
-      first = failed[i];
+    for (int i = 0; i < n; i++) {
+      if (failed[i] == null) {
+        continue;
+      }
+      if (first == null) {
+        first = failed[i];
+      } else {
+        first.addSuppressed(failed[i]);
+      }
     }
     List<SssServer> servers = new ArrayList<>();
     for (SssServer s : started) {

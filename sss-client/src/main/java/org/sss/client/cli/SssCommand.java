@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.ServiceLoader;
 import org.sss.core.proto.ErrorCode;
+import org.sss.core.transport.ClientTransport;
 import org.sss.core.transport.SssException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -78,6 +79,15 @@ public final class SssCommand implements Runnable {
     return what + ": " + e.getFile() + (e.getOtherFile() != null ? " -> " + e.getOtherFile() : "");
   }
 
+  private static boolean causedByLinkageError(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof LinkageError) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** True for a job that failed in user code (a mapper, reducer, ... threw): its message holds their trace. */
   private static boolean userCodeFailed(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
@@ -133,6 +143,11 @@ public final class SssCommand implements Runnable {
     cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
       String message = e instanceof FileSystemException f ? describe(f)
           : e.getMessage() == null ? e.toString() : e.getMessage();
+      Throwable atStart = StartInParallel.failure();
+      if (atStart != null && causedByLinkageError(e)) {
+        message += " (at the command's start: " + atStart + ")";
+        e.addSuppressed(atStart);
+      }
       if (userCodeFailed(e)) {
         // the message is the user's own stack trace, and where it ran: that is what they need, whole
         cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + message);
@@ -177,10 +192,19 @@ public final class SssCommand implements Runnable {
   public static void main(String[] args) throws InterruptedException {
     boolean clusterFile = Arrays.stream(args).anyMatch(a -> a.equals("--cluster") || a.startsWith("--cluster="));
     Thread start = commandNamed(args) != null ? StartInParallel.begin(!clusterFile) : null;
-    int status = commandLine(args).execute(args);
+    int status;
+    try {
+      status = commandLine(args).execute(args);
+    } catch (LinkageError e) { // not an exception picocli handles: the JVM prints it, with this
+      if (StartInParallel.failure() != null) {
+        e.addSuppressed(StartInParallel.failure());
+      }
+      throw e;
+    }
     if (start != null) {
       start.join();
     }
+    ClientTransport.stop(); // its work done: the JVM's exit would wait for the loops otherwise
     System.exit(status);
   }
 }

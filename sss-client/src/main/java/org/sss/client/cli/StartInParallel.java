@@ -18,7 +18,15 @@ import org.sss.core.transport.ClientTransport;
  * one-shot command otherwise does them in turn on its main thread.
  */
 final class StartInParallel {
+  /** What failed here, if anything: the same step fails again where it is needed, maybe without its cause. */
+  private static volatile Throwable failure;
+
   private StartInParallel() {}
+
+  /** The error this thread's work ended with, or null. */
+  static Throwable failure() {
+    return failure;
+  }
 
   /**
    * Starts the work, the embedded nodes' part too when {@code embedded}; join the thread before
@@ -42,7 +50,9 @@ final class StartInParallel {
         ServiceLoader.load(EmbeddedNodes.class).findFirst().ifPresent(EmbeddedNodes::prepare);
       }
     } catch (RuntimeException | LinkageError e) {
-      // only time: whatever failed here is done, or fails with its error, where it is needed
+      // whatever failed here fails again where it is needed, and the command says so; kept
+      // for its message, since a class whose initialization failed is named later without it
+      failure = e;
     }
   }
 }

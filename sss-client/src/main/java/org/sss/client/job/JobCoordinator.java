@@ -636,9 +636,10 @@ final class JobCoordinator implements Runnable {
       if (last || job.keepIntermediate) {
         create.setCommitAs(last ? job.outputTable : keptName(i)).setCommitReplaces(job.overwrite);
       }
+      CreateTable built = create.build(); // one message, read by the loops of every node's connection
       for (int node : nodes) { // connected all at once: the job's first round to a new client's nodes
         try {
-          creates.add(channels.connection(node).thenCompose(c -> c.call(Request.newBuilder().setCreateTable(create))));
+          creates.add(channels.connection(node).thenCompose(c -> c.call(Request.newBuilder().setCreateTable(built))));
         } catch (RuntimeException e) {
           creates.add(CompletableFuture.failedFuture(e));
         }
