@@ -20,8 +20,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "load", mixinStandardHelpOptions = true,
     description = {"Load PATH into a new TABLE; an existing one only with --append or --replace.",
         "A text file becomes pairs (byte offset of the line, line), read by the nodes in parallel when they see the"
-            + " file (else sent from here); a directory, pairs (file name, content). A new or replaced table read by"
-            + " the nodes appears whole when the load ends, or not at all."})
+            + " file (else sent from here); a directory, pairs (file name, content). A new or replaced table"
+            + " appears whole when the load ends, or not at all; --append adds pairs as they arrive."})
 final class LoadCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;

@@ -22,6 +22,7 @@ import org.sss.client.job.Job;
 import org.sss.client.job.JobFailedException;
 import org.sss.client.job.JobResult;
 import org.sss.client.job.ProgressListener;
+import org.sss.client.job.StagedTable;
 import org.sss.client.job.TextOutputCommit;
 import org.sss.core.api.Mapper;
 import org.sss.core.api.Pair;
@@ -86,12 +87,14 @@ public final class BulkIO {
    * job whose map tasks read the file's splits on the nodes themselves ({@link #loadTextOnNodes}):
    * the table appears whole when the load commits, durable, or not at all. Nodes that cannot see
    * the file (another machine without a shared file system) refuse it, and the client then sends
-   * the lines itself, into a table created first (visible as the lines arrive; dropped if the
-   * load fails); a {@code replace} is then refused, since it could not leave the old table whole
-   * until the new one is complete. Into an existing table without {@code replace} (appending)
-   * the client sends the lines too: those pairs are visible as they arrive. A directory is
-   * always sent by the client, into a table created first (dropped if the load fails), so
-   * {@code replace} of an existing table is refused for it too.
+   * the lines itself, into a {@link StagedTable}: filled under a name of a job's namespace and
+   * published whole when every line is in, so a load that fails, or whose client dies, leaves no
+   * table (the nodes drop the staged one when the client's connection closes); a {@code replace}
+   * is then refused, since it could not leave the old table whole until the new one is complete.
+   * Into an existing table without {@code replace} (appending) the client sends the lines too:
+   * those pairs are visible as they arrive, and stay if the load fails. A directory is always
+   * sent by the client, into a staged table when the table is new, so {@code replace} of an
+   * existing table is refused for it too.
    *
    * @param compression how a table this load makes (new or replaced) is compressed; an existing
    *                    table appended to keeps its own
@@ -118,15 +121,16 @@ public final class BulkIO {
             + " --replace could not leave it whole until the load succeeds; nothing was changed: drop the table"
             + " and load again");
       }
-      createOrCheck(client, table, filesTable().compression(compression), path, "(file name, content)");
-      try {
-        return loadDirectory(client, table, path, progress);
-      } catch (IOException | RuntimeException e) {
-        if (!existed) {
-          dropQuietly(client, table); // a table this load made and did not fill leaves with it
+      TableSpec files = filesTable().compression(compression);
+      if (!existed) {
+        try (StagedTable staged = StagedTable.create(client, table, files)) {
+          long n = loadDirectory(client, staged.name(), path, progress);
+          staged.publish();
+          return n;
         }
-        throw e;
       }
+      createOrCheck(client, table, files, path, "(file name, content)");
+      return loadDirectory(client, table, path, progress);
     }
     if (!Files.isRegularFile(path)) {
       throw new IOException("no such file or directory: " + path);
@@ -150,26 +154,20 @@ public final class BulkIO {
         LOG.warn("{}; sending {} from this machine instead", e.getMessage(), path);
       }
     }
-    createOrCheck(client, table, writes, path, "(byte offset, line)");
-    try {
-      return loadText(client, table, path, writes.types(), progress);
-    } catch (IOException | RuntimeException e) {
-      if (!exists) {
-        dropQuietly(client, table); // a table this load made and did not fill leaves with it
+    if (!exists) {
+      // filled under a name of its own and published whole: a load that fails, or whose client
+      // dies, leaves no table holding part of the file
+      try (StagedTable staged = StagedTable.create(client, table, writes)) {
+        long n = loadText(client, staged.name(), path, writes.types(), progress);
+        staged.publish();
+        return n;
       }
-      throw e;
     }
+    createOrCheck(client, table, writes, path, "(byte offset, line)");
+    return loadText(client, table, path, writes.types(), progress);
   }
 
   private static final Logger LOG = LoggerFactory.getLogger(BulkIO.class);
-
-  private static void dropQuietly(SssClient client, String table) {
-    try {
-      client.dropTable(table, true);
-    } catch (RuntimeException e) {
-      LOG.warn("the partly loaded table '{}' could not be dropped: {}", table, e.getMessage());
-    }
-  }
 
   private static boolean exists(SssClient client, String table) {
     return client.listTables().stream().anyMatch(t -> t.name().equals(table));
