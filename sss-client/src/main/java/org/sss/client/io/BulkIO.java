@@ -87,9 +87,11 @@ public final class BulkIO {
    * job whose map tasks read the file's splits on the nodes themselves ({@link #loadTextOnNodes}):
    * the table appears whole when the load commits, durable, or not at all. Nodes that cannot see
    * the file (another machine without a shared file system) refuse it, and the client then sends
-   * the lines itself, into a {@link StagedTable}: filled under a name of a job's namespace and
-   * published whole when every line is in, so a load that fails, or whose client dies, leaves no
-   * table (the nodes drop the staged one when the client's connection closes); a {@code replace}
+   * the lines itself, into a {@link StagedTable} on a cluster keeping one copy: filled under a
+   * name of a job's namespace and published whole when every line is in, so a load that fails,
+   * or whose client dies, leaves no table (the nodes drop the staged one when the client's
+   * connection closes); with more copies, into the table under its name (see {@code stages});
+   * a {@code replace}
    * is then refused, since it could not leave the old table whole until the new one is complete.
    * Into an existing table without {@code replace} (appending) the client sends the lines too:
    * those pairs are visible as they arrive, and stay if the load fails. A directory is always
@@ -122,7 +124,7 @@ public final class BulkIO {
             + " and load again");
       }
       TableSpec files = filesTable().compression(compression);
-      if (!existed) {
+      if (!existed && stages(client)) {
         try (StagedTable staged = StagedTable.create(client, table, files)) {
           long n = loadDirectory(client, staged.name(), path, progress);
           staged.publish();
@@ -130,7 +132,14 @@ public final class BulkIO {
         }
       }
       createOrCheck(client, table, files, path, "(file name, content)");
-      return loadDirectory(client, table, path, progress);
+      try {
+        return loadDirectory(client, table, path, progress);
+      } catch (IOException | RuntimeException e) {
+        if (!existed) {
+          dropQuietly(client, table); // a table this load made and did not fill leaves with it
+        }
+        throw e;
+      }
     }
     if (!Files.isRegularFile(path)) {
       throw new IOException("no such file or directory: " + path);
@@ -154,7 +163,7 @@ public final class BulkIO {
         LOG.warn("{}; sending {} from this machine instead", e.getMessage(), path);
       }
     }
-    if (!exists) {
+    if (!exists && stages(client)) {
       // filled under a name of its own and published whole: a load that fails, or whose client
       // dies, leaves no table holding part of the file
       try (StagedTable staged = StagedTable.create(client, table, writes)) {
@@ -164,10 +173,36 @@ public final class BulkIO {
       }
     }
     createOrCheck(client, table, writes, path, "(byte offset, line)");
-    return loadText(client, table, path, writes.types(), progress);
+    try {
+      return loadText(client, table, path, writes.types(), progress);
+    } catch (IOException | RuntimeException e) {
+      if (!exists) {
+        dropQuietly(client, table); // a table this load made and did not fill leaves with it
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Whether a new table the client fills is staged ({@link StagedTable}): with one copy. With two
+   * or more, a load goes on through a node's death (the bulk writer resends to the copies in
+   * sync), which a staged table cannot yet: its commit round is bound to the membership it
+   * started on, and a node that restarts drops it. Such a load fills the table under its name,
+   * dropped if the load fails; a client killed midway leaves it half filled.
+   */
+  private static boolean stages(SssClient client) {
+    return client.spec().replication() == 1;
   }
 
   private static final Logger LOG = LoggerFactory.getLogger(BulkIO.class);
+
+  private static void dropQuietly(SssClient client, String table) {
+    try {
+      client.dropTable(table, true);
+    } catch (RuntimeException e) {
+      LOG.warn("the partly loaded table '{}' could not be dropped: {}", table, e.getMessage());
+    }
+  }
 
   private static boolean exists(SssClient client, String table) {
     return client.listTables().stream().anyMatch(t -> t.name().equals(table));

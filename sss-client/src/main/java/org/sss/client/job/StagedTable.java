@@ -32,6 +32,10 @@ import org.sss.core.transport.SssException;
  * (the client died) drops the table and releases the name, as it does for a job whose coordinator
  * died. {@link #publish} is the job's commit round (one synced catalog write per node); {@link
  * #close} before it aborts, which drops the table everywhere.
+ *
+ * <p>Limits: the commit is bound to the membership read at creation (a replicated cluster whose
+ * view changes meanwhile refuses it), a node that restarts drops the table, and a key written
+ * twice by writers that resend may keep either value: for loads of unique keys, on one copy.
  */
 public final class StagedTable implements AutoCloseable {
   private static final SecureRandom RANDOM = new SecureRandom();

@@ -20,9 +20,9 @@ import org.sss.core.cluster.JobTables;
 import org.sss.core.proto.DataType;
 
 /**
- * A load the client sends (a directory: its files go as pairs from the client) whose client
- * process is killed midway leaves no table: not the name asked for, nor the table it was filling,
- * and the name is free again. The client is a JVM of its own, killed with SIGKILL; the nodes run
+ * A load the client sends into a new table (a directory: its files go as pairs from the client),
+ * on a cluster keeping one copy, whose client process is killed midway leaves no table: not the
+ * name asked for, nor the table it was filling, and the name is free again. The client is a JVM of its own, killed with SIGKILL; the nodes run
  * in this one.
  */
 class LoadClientDeathTest {
@@ -32,7 +32,7 @@ class LoadClientDeathTest {
   @Test
   void clientKilledDuringALoadItSends_leavesNoTable_andTheNameIsFree() throws Exception {
     Path dir = Files.createDirectories(work.resolve("files"));
-    int files = 1200;
+    int files = 1600;
     byte[] content = new byte[128 << 10];
     Random random = new Random(7);
     for (int i = 0; i < files; i++) {
@@ -52,13 +52,14 @@ class LoadClientDeathTest {
         List<String> filling = List.of();
         while (filling.isEmpty() && System.nanoTime() < deadline && load.isAlive()) {
           filling = names(client);
-          Thread.sleep(filling.isEmpty() ? 20 : 300); // once made, a moment of pairs sent into it
+          Thread.sleep(filling.isEmpty() ? 20 : 100); // once made, a moment of pairs sent into it
         }
         assertTrue(!filling.isEmpty() && load.isAlive(), "the load was caught filling its table: "
             + Files.readString(err, StandardCharsets.UTF_8));
         assertTrue(filling.stream().allMatch(JobTables::isJobTable),
             "while it fills, the table is not visible under its name: " + filling);
         load.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        assertTrue(load.exitValue() != 0, "killed before it ended: exit " + load.exitValue());
       } finally {
         load.destroyForcibly();
       }
