@@ -231,32 +231,12 @@ class NetnsClusterTest {
       org.sss.core.keys.PairTypes types = BulkIO.textTable().types();
       loader.createTable("loaded", BulkIO.textTable(), false);
       java.util.concurrent.CountDownLatch cut = new java.util.concurrent.CountDownLatch(1);
-      java.util.concurrent.CompletableFuture<Long> load = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-        // a bulk load under way when the link goes: it goes on to the copies in sync
-        try (org.sss.client.BulkWriter w = loader.writer("loaded", types)) {
-          for (long i = 0; i < LOADED; i++) {
-            if (i == LOADED / 4) {
-              cut.await();
-            }
-            w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("loaded " + i));
-          }
-          w.flush();
-          return w.acknowledged();
-        } catch (Exception e) {
-          throw new java.util.concurrent.CompletionException(e);
-        }
-      });
-      RunningJob job = client.submit(Job.named("gated").input("text", Serdes.LONG, Serdes.STRING)
-          .map(GatedTokenize.class, Serdes.STRING, Serdes.LONG)
-          .reduce(WordCount.Sum.class, Serdes.STRING, Serdes.LONG)
-          .output("gated-counts").overwrite().config(GatedTokenize.GATE, gate.toString()).build());
+      // a bulk load under way when the link goes: it goes on to the copies in sync
+      java.util.concurrent.CompletableFuture<Long> load = loadPausedAtAQuarter(loader, "loaded", types, cut);
+      RunningJob job = submitGated(client, "gated", "gated-counts", gate);
       try {
         // node 1 maps, and the job cannot end before the gate opens: the link goes mid-job
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (!startedOn(gate, 1)) {
-          assertTrue(System.nanoTime() < deadline, "node 1 did not start mapping within 60 s");
-          Thread.sleep(20);
-        }
+        awaitMapping(gate, 1);
         assertEquals(0, run(SCRIPT.toString(), "link", "down", "1", "--dir", dir.toString()));
         cut.countDown();
         Files.writeString(gate.resolve("open"), "");
@@ -359,30 +339,11 @@ class NetnsClusterTest {
       int victim = client.view().leader() == 2 ? 1 : 2;
       loader.createTable("loaded-kill", BulkIO.textTable(), false);
       java.util.concurrent.CountDownLatch killed = new java.util.concurrent.CountDownLatch(1);
-      java.util.concurrent.CompletableFuture<Long> load = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-        try (org.sss.client.BulkWriter w = loader.writer("loaded-kill", types)) {
-          for (long i = 0; i < LOADED; i++) {
-            if (i == LOADED / 4) {
-              killed.await(); // a quarter sent before the kill, the rest after
-            }
-            w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("loaded " + i));
-          }
-          w.flush();
-          return w.acknowledged();
-        } catch (Exception e) {
-          throw new java.util.concurrent.CompletionException(e);
-        }
-      });
-      RunningJob job = client.submit(Job.named("gated-kill").input("text", Serdes.LONG, Serdes.STRING)
-          .map(GatedTokenize.class, Serdes.STRING, Serdes.LONG)
-          .reduce(WordCount.Sum.class, Serdes.STRING, Serdes.LONG)
-          .output("killed-counts").overwrite().config(GatedTokenize.GATE, gate.toString()).build());
+      // a quarter sent before the kill, the rest after
+      java.util.concurrent.CompletableFuture<Long> load = loadPausedAtAQuarter(loader, "loaded-kill", types, killed);
+      RunningJob job = submitGated(client, "gated-kill", "killed-counts", gate);
       try {
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (!startedOn(gate, victim)) {
-          assertTrue(System.nanoTime() < deadline, "node " + victim + " did not start mapping within 60 s");
-          Thread.sleep(20);
-        }
+        awaitMapping(gate, victim);
         assertEquals(0, run(SCRIPT.toString(), "kill", String.valueOf(victim), "--dir", dir.toString()));
         // at once, before the members decide the node down: reads go to the other copies
         long t0 = System.nanoTime();
@@ -419,6 +380,45 @@ class NetnsClusterTest {
       assertEquals(expected, counts(client, "killed-counts"));
       assertCopiesAgree(client, "loaded-kill");
       assertCopiesAgree(client, "killed-counts");
+    }
+  }
+
+  /**
+   * Bulk-loads {@link #LOADED} lines into {@code table} in the background, waiting at a quarter
+   * for {@code resume}; completes with the pairs the nodes acknowledged.
+   */
+  private static java.util.concurrent.CompletableFuture<Long> loadPausedAtAQuarter(
+      SssClient loader, String table, org.sss.core.keys.PairTypes types, java.util.concurrent.CountDownLatch resume) {
+    return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+      try (org.sss.client.BulkWriter w = loader.writer(table, types)) {
+        for (long i = 0; i < LOADED; i++) {
+          if (i == LOADED / 4) {
+            resume.await();
+          }
+          w.put(Serdes.LONG.encodeKey(i), Serdes.STRING.encodeValue("loaded " + i));
+        }
+        w.flush();
+        return w.acknowledged();
+      } catch (Exception e) {
+        throw new java.util.concurrent.CompletionException(e);
+      }
+    });
+  }
+
+  /** WordCount of {@code text} whose map tasks wait at {@code gate} (see {@link GatedTokenize}). */
+  private static RunningJob submitGated(SssClient client, String name, String output, Path gate) {
+    return client.submit(Job.named(name).input("text", Serdes.LONG, Serdes.STRING)
+        .map(GatedTokenize.class, Serdes.STRING, Serdes.LONG)
+        .reduce(WordCount.Sum.class, Serdes.STRING, Serdes.LONG)
+        .output(output).overwrite().config(GatedTokenize.GATE, gate.toString()).build());
+  }
+
+  /** Waits (60 s at most) until a gated map task has started on {@code node}. */
+  private static void awaitMapping(Path gate, int node) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    while (!startedOn(gate, node)) {
+      assertTrue(System.nanoTime() < deadline, "node " + node + " did not start mapping within 60 s");
+      Thread.sleep(20);
     }
   }
 

@@ -11,13 +11,18 @@ public final class Jobs {
   private Jobs() {}
 
   public static RunningJob start(SssClient client, Job job) {
-    byte[] id = new byte[6];
-    RANDOM.nextBytes(id);
-    String jobId = HexFormat.of().formatHex(id);
+    String jobId = newId();
     JobCoordinator coordinator = new JobCoordinator(client, job, jobId);
     Thread t = new Thread(coordinator, "sss-job-" + job.name + "-" + jobId);
     t.setDaemon(true);
     t.start();
     return new RunningJob(jobId, coordinator);
+  }
+
+  /** A new job id: 12 hex digits, random (the names of a job's tables embed it, see JobTables). */
+  static String newId() {
+    byte[] id = new byte[6];
+    RANDOM.nextBytes(id);
+    return HexFormat.of().formatHex(id);
   }
 }

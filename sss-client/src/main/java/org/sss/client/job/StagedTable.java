@@ -1,8 +1,6 @@
 package org.sss.client.job;
 
-import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.sss.client.SssClient;
@@ -38,8 +36,6 @@ import org.sss.core.transport.SssException;
  * twice by writers that resend may keep either value: for loads of unique keys, on one copy.
  */
 public final class StagedTable implements AutoCloseable {
-  private static final SecureRandom RANDOM = new SecureRandom();
-
   private final NodeChannels channels;
   private final String table;
   private final String id;
@@ -50,9 +46,7 @@ public final class StagedTable implements AutoCloseable {
   private StagedTable(SssClient client, String table) {
     this.channels = ClientInternals.channels(client);
     this.table = table;
-    byte[] b = new byte[6];
-    RANDOM.nextBytes(b);
-    this.id = HexFormat.of().formatHex(b);
+    this.id = Jobs.newId();
     ClusterView view = channels.spec().replication() > 1 ? ClientInternals.view(client).getView()
         : ClusterView.getDefaultInstance();
     if (view.getDownCount() > 0 || view.getJoiningCount() > 0) {
