@@ -2,7 +2,10 @@ package org.sss.core.io;
 
 import java.io.EOFException;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.util.Arrays;
 
@@ -18,6 +21,11 @@ import java.util.Arrays;
  */
 public final class TextSplitReader {
   private static final int BUFFER = 1 << 20;
+  private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final long ONES = 0x0101010101010101L;
+  private static final long HIGHS = 0x8080808080808080L;
+  private static final long LF = '\n' * ONES;
+  private static final long CR = '\r' * ONES;
 
   private final FileChannel file;
   private final long end;
@@ -75,9 +83,7 @@ public final class TextSplitReader {
     lineLength = 0;
     while (true) {
       int from = pos;
-      while (pos < limit && buf[pos] != '\n' && buf[pos] != '\r') {
-        pos++;
-      }
+      pos = lineEnd(buf, pos, limit);
       append(from, pos - from);
       if (pos < limit) {
         byte terminator = buf[pos++];
@@ -127,9 +133,7 @@ public final class TextSplitReader {
       return;
     }
     while (true) {
-      while (pos < limit && buf[pos] != '\n' && buf[pos] != '\r') {
-        pos++;
-      }
+      pos = lineEnd(buf, pos, limit);
       if (pos < limit) {
         byte terminator = buf[pos++];
         if (terminator == '\r' && peek() == '\n') {
@@ -141,6 +145,34 @@ public final class TextSplitReader {
         return;
       }
     }
+  }
+
+  /**
+   * The index of the first {@code \n} or {@code \r} in {@code b[from, limit)}, or {@code limit}.
+   * Eight bytes at a time: a byte-by-byte loop over a GiB of text was about a twentieth of a
+   * WordCount's CPU (its lines are 650 bytes long on average).
+   */
+  static int lineEnd(byte[] b, int from, int limit) {
+    int i = from;
+    for (; i + Long.BYTES <= limit; i += Long.BYTES) {
+      long word = (long) LONGS.get(b, i);
+      long ends = zeroBytes(word ^ LF) | zeroBytes(word ^ CR);
+      if (ends != 0) {
+        return i + (Long.numberOfTrailingZeros(ends) >>> 3);
+      }
+    }
+    while (i < limit && b[i] != '\n' && b[i] != '\r') {
+      i++;
+    }
+    return i;
+  }
+
+  /**
+   * The high bit of each zero byte of {@code v}, exact for the lowest zero byte (a borrow can mark
+   * a byte above it too, which the caller, taking the lowest, never reads).
+   */
+  private static long zeroBytes(long v) {
+    return (v - ONES) & ~v & HIGHS;
   }
 
   /** The next byte without consuming it, or -1 at the end of the file. */

@@ -134,4 +134,32 @@ class TextSplitReaderTest {
       assertEquals(true, e.getMessage().contains("the line at byte 3 is longer than 1000 bytes"), e.getMessage());
     }
   }
+
+  /**
+   * The eight-bytes-at-a-time scan finds the same first line end as a byte loop, from every start
+   * to every limit, over bytes chosen to trip a wrong mask: the ends themselves, their neighbours
+   * (0x0B, 0x0C, 0x09), their high-bit twins (0x8A, 0x8D), 0x00, 0x01 and 0xFF.
+   */
+  @Test
+  void scanForLineEndsMatchesAByteLoop() {
+    byte[] alphabet = {'\n', '\r', 0x0B, 0x0C, 0x09, (byte) 0x8A, (byte) 0x8D, 0, 1, (byte) 0xFF, 'a', 'a', 'a', 'a'};
+    Random random = new Random(11);
+    for (int round = 0; round < 300; round++) {
+      byte[] b = new byte[random.nextInt(40)];
+      int density = 1 + random.nextInt(alphabet.length);
+      for (int j = 0; j < b.length; j++) {
+        b[j] = random.nextInt(density) == 0 ? alphabet[random.nextInt(alphabet.length)] : (byte) 'x';
+      }
+      for (int from = 0; from <= b.length; from++) {
+        for (int limit = from; limit <= b.length; limit++) {
+          int expected = from;
+          while (expected < limit && b[expected] != '\n' && b[expected] != '\r') {
+            expected++;
+          }
+          assertEquals(expected, TextSplitReader.lineEnd(b, from, limit),
+              "from " + from + " to " + limit + " of " + Arrays.toString(b));
+        }
+      }
+    }
+  }
 }
