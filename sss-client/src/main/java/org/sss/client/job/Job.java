@@ -267,7 +267,10 @@ public final class Job {
       return this;
     }
 
-    /** Tasks run at once per node (default: the node's worker threads). */
+    /**
+     * Tasks run at once per node (default: the node's worker threads, divided among the nodes
+     * that share its JVM, as an embedded cluster's do).
+     */
     public Builder threads(int n) {
       this.threads = n;
       return this;
