@@ -120,13 +120,13 @@ public final class EngineService implements AutoCloseable {
     this.nodeId = nodeId;
     this.defaultThreads = defaultThreads;
     this.maxValueBytes = maxValueBytes;
-    OPEN_IN_JVM.incrementAndGet();
     this.peers = new PeerLinks(cluster, nodeId);
     this.jars = new JarCache(store.dir().resolve("jars"));
     this.receiver = new ShuffleReceiver(store, maxValueBytes, cluster.placement(), nodeId);
     this.readers = Executors.newCachedThreadPool(new DefaultThreadFactory("sss-node" + nodeId + "-reader", true));
     this.runners = Executors.newCachedThreadPool(new DefaultThreadFactory("sss-node" + nodeId + "-task", true));
     dropLeftoverIntermediates();
+    OPEN_IN_JVM.incrementAndGet(); // last: a constructor that threw leaves no engine to close
   }
 
   /** How long an abort waits for the job's running stage to stop before it is acknowledged. */
@@ -554,9 +554,10 @@ public final class EngineService implements AutoCloseable {
    * shared among the nodes open in this JVM. The nodes of an embedded cluster share one
    * machine's cores; each running as many tasks as there are cores kept three CPU-bound task
    * threads per core with three nodes on two cores, which cost more CPU than one per node for
-   * the same work (WordCount of a GiB, file to file: 5.49-6.24 s with two tasks per node,
-   * 5.05-5.89 s with one, eight alternated runs each). A node alone in its JVM
-   * (a server) keeps all its worker threads.
+   * the same work (WordCount of a GiB, file to file: 5.32-6.18 s with two tasks per node,
+   * 4.93-6.17 s with one, eight alternated runs each). A node alone in its JVM (a server) keeps
+   * all its worker threads. Every open node counts, busy or not, including those of another
+   * cluster in the same JVM.
    */
   int defaultTasksAtOnce() {
     return share(defaultThreads, OPEN_IN_JVM.get());
