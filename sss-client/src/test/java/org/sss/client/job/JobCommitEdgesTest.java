@@ -40,13 +40,16 @@ import org.sss.core.cluster.ClusterSpec;
 import org.sss.core.cluster.PartitionMap;
 import org.sss.core.keys.PairTypes;
 import org.sss.core.proto.AbortJob;
+import org.sss.core.proto.CommitJob;
 import org.sss.core.proto.CreateTable;
 import org.sss.core.proto.DataType;
+import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.Request;
 import org.sss.core.proto.RunStage;
 import org.sss.core.proto.StageSpec;
 import org.sss.core.proto.TableOptions;
 import org.sss.core.transport.Auth;
+import org.sss.core.transport.SssException;
 import org.sss.server.EmbeddedServers;
 import org.sss.server.NodeConfig;
 import org.sss.server.NodeListener;
@@ -444,6 +447,45 @@ class JobCommitEdgesTest {
       assertNoJobTables(client);
       client.createTable("closed-out", BulkIO.textTable(), false); // throws if a reservation leaked
       client.dropTable("closed-out", false);
+    }
+  }
+
+  /**
+   * A commit that fails on a node after which its coordinator leaves without aborting (it died):
+   * the node must drop the job's tables and free the name the job reserved, as for a coordinator
+   * that dies before its commit, not keep them until it restarts.
+   */
+  @Test
+  void commitThatFailedWhenItsCoordinatorLeft_freesTheReservedName() throws Exception {
+    try (SssCluster cluster = SssCluster.embedded(1); SssClient user = cluster.client()) {
+      String jobId = "0123456789ab";
+      String staged = "sss-tmp-" + jobId + "-0";
+      SssClient coordinator = cluster.client();
+      NodeChannels.await(ClientInternals.channels(coordinator).get(0).call(Request.newBuilder().setCreateTable(
+          CreateTable.newBuilder().setTable(staged).setJobId(jobId).setOptions(WireTypes.toProto(BulkIO.textTable()))
+              .setCommitAs("orphaned"))), Duration.ofSeconds(10)).release();
+      user.dropTable(staged, false); // the job's table is gone: its commit fails here
+      try {
+        NodeChannels.await(ClientInternals.channels(coordinator).get(0).call(Request.newBuilder().setCommitJob(
+            CommitJob.newBuilder().setJobId(jobId))), Duration.ofSeconds(10)).release();
+        fail("the commit of a job whose table was dropped succeeded");
+      } catch (SssException expected) {
+        assertEquals(ErrorCode.NO_SUCH_TABLE, expected.code(), expected.toString());
+      }
+      coordinator.close(); // gone without an AbortJob
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (true) {
+        try {
+          user.createTable("orphaned", BulkIO.textTable(), false);
+          break;
+        } catch (SssException reserved) {
+          if (System.nanoTime() > deadline) {
+            fail("'orphaned' still reserved 10 s after the failed commit's coordinator left: " + reserved);
+          }
+          Thread.sleep(50);
+        }
+      }
+      user.dropTable("orphaned", false);
     }
   }
 

@@ -8,6 +8,7 @@ import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
 import java.io.IOException;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -214,8 +215,8 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
   /** A connection that creates a job's tables or runs its stages is that job's coordinator. */
   private void noteCoordinatedJob(Request req) {
     if (req.hasCommitJob()) {
-      // a committed job needs no clean-up when this connection closes (a failed commit's
-      // coordinator aborts it itself)
+      // a committed job needs no clean-up when this connection closes; a commit that fails
+      // makes the job this connection's again (commitFailed)
       coordinatedJobs.remove(req.getCommitJob().getJobId());
     } else if (req.hasAbortJob()) {
       coordinatedJobs.remove(req.getAbortJob().getJobId());
@@ -336,6 +337,9 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
     }
     answer.whenComplete((r, e) -> {
       try {
+        if (e != null && req.hasCommitJob()) {
+          commitFailed(ctx, req.getCommitJob().getJobId());
+        }
         if (e != null && !(e instanceof StoreException) && !(e.getCause() instanceof StoreException)
             && !(e instanceof UserCodeException)) {
           LOG.debug("node {}: {} failed", nodeId, req.getOpCase(), e);
@@ -347,6 +351,19 @@ public final class ConnectionHandler extends SimpleChannelInboundHandler<Frame<R
         }
       }
     });
+  }
+
+  /**
+   * A commit that failed here leaves the job's tables and reserved names: its coordinator aborts
+   * the job then, unless it is gone. The job is this connection's again, so that its close
+   * aborts it; a connection already closed (the coordinator died while the commit ran) aborts it
+   * now. An abort after another is harmless.
+   */
+  private void commitFailed(ChannelHandlerContext ctx, String jobId) {
+    coordinatedJobs.add(jobId);
+    if (!ctx.channel().isActive()) {
+      engine.coordinatorLost(List.of(jobId));
+    }
   }
 
   private void finished(ChannelHandlerContext ctx) {
