@@ -167,12 +167,30 @@ public final class SssServer implements AutoCloseable {
       lock.close();
       throw e;
     }
-    ThreadPoolExecutor workers = new ThreadPoolExecutor(config.workerThreads(), config.workerThreads(),
-        60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-        new DefaultThreadFactory("sss-node" + config.nodeId() + "-worker", true));
+    ThreadPoolExecutor workers = null;
+    EventLoopGroup boss = null;
+    EventLoopGroup io = null;
+    try {
+      workers = new ThreadPoolExecutor(config.workerThreads(), config.workerThreads(),
+          60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+          new DefaultThreadFactory("sss-node" + config.nodeId() + "-worker", true));
+      boss = new NioEventLoopGroup(1, new DefaultThreadFactory("sss-node" + config.nodeId() + "-accept", true));
+      io = new NioEventLoopGroup(2, new DefaultThreadFactory("sss-node" + config.nodeId() + "-io", true));
+    } catch (RuntimeException | Error e) {
+      // an event loop's selector needs file descriptors: a start that runs out of them must not
+      // keep the store and its lock open in this JVM (an embedded cluster's, which goes on)
+      if (boss != null) {
+        boss.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+      }
+      if (workers != null) {
+        workers.shutdownNow();
+      }
+      engine.close();
+      store.close();
+      lock.close();
+      throw e;
+    }
     WorkerProgress progress = new WorkerProgress(workers); // one per node: its connections share the workers
-    EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("sss-node" + config.nodeId() + "-accept", true));
-    EventLoopGroup io = new NioEventLoopGroup(2, new DefaultThreadFactory("sss-node" + config.nodeId() + "-io", true));
     String secret = config.cluster().secret();
     String layout = config.cluster().partitionMap().layout();
     // a StopNode can arrive between the listener's start and the server's construction: it waits
@@ -223,7 +241,7 @@ public final class SssServer implements AutoCloseable {
       SssServer server = new SssServer(config, lock, store, engine, boss, io, workers, ch, membership.get(), queued);
       self.complete(server);
       return server;
-    } catch (RuntimeException | InterruptedException e) {
+    } catch (RuntimeException | Error | InterruptedException e) {
       self.completeExceptionally(e); // a StopNode that waited gets its failure
       if (membership.get() != null) {
         membership.get().close();
