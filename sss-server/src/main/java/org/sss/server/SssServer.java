@@ -136,7 +136,7 @@ public final class SssServer implements AutoCloseable {
     NodeStore store;
     try {
       store = NodeStore.open(config.dataDir(), config.groupReadable());
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) { // an Error too (RocksDB's library not loading): the lock must go
       lock.close();
       throw e;
     }
@@ -152,21 +152,29 @@ public final class SssServer implements AutoCloseable {
       store.close();
       lock.close();
       throw new IllegalStateException("node " + config.nodeId() + ": " + e.getMessage(), e);
-    }
-    AtomicReference<Membership> membership =
-        new AtomicReference<>();
-    KvsService kvs;
-    EngineService engine;
-    try {
-      kvs = new KvsService(store, config.cluster(), config.nodeId(), config.maxValueBytes(), membership::get);
-      engine = new EngineService(store, config.cluster(), config.nodeId(), config.workerThreads(),
-          config.maxValueBytes());
-      engine.admitReadsThrough(membership::get);
-    } catch (RuntimeException e) {
+    } catch (Error e) {
       store.close();
       lock.close();
       throw e;
     }
+    AtomicReference<Membership> membership =
+        new AtomicReference<>();
+    KvsService kvs;
+    EngineService made = null;
+    try {
+      kvs = new KvsService(store, config.cluster(), config.nodeId(), config.maxValueBytes(), membership::get);
+      made = new EngineService(store, config.cluster(), config.nodeId(), config.workerThreads(),
+          config.maxValueBytes());
+      made.admitReadsThrough(membership::get);
+    } catch (RuntimeException | Error e) {
+      if (made != null) {
+        made.close(); // it counts among the nodes open in this JVM until closed
+      }
+      store.close();
+      lock.close();
+      throw e;
+    }
+    EngineService engine = made;
     ThreadPoolExecutor workers = null;
     EventLoopGroup boss = null;
     EventLoopGroup io = null;
