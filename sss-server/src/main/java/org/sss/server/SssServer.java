@@ -148,14 +148,13 @@ public final class SssServer implements AutoCloseable {
             config.cluster().partitionMap().layout(), emptied);
       }
       store.checkLayout(config.cluster().partitionMap().layout());
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       store.close();
       lock.close();
+      if (e instanceof Error error) {
+        throw error;
+      }
       throw new IllegalStateException("node " + config.nodeId() + ": " + e.getMessage(), e);
-    } catch (Error e) {
-      store.close();
-      lock.close();
-      throw e;
     }
     AtomicReference<Membership> membership =
         new AtomicReference<>();

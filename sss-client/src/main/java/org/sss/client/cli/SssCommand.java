@@ -8,6 +8,7 @@ import java.nio.file.NotDirectoryException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.ServiceLoader;
+import java.util.function.Predicate;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.transport.ClientTransport;
 import org.sss.core.transport.SssException;
@@ -79,9 +80,10 @@ public final class SssCommand implements Runnable {
     return what + ": " + e.getFile() + (e.getOtherFile() != null ? " -> " + e.getOtherFile() : "");
   }
 
-  private static boolean causedByLinkageError(Throwable e) {
+  /** Whether {@code e} or one of its causes is what {@code test} looks for. */
+  private static boolean causedBy(Throwable e, Predicate<Throwable> test) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof LinkageError) {
+      if (test.test(t)) {
         return true;
       }
     }
@@ -90,13 +92,7 @@ public final class SssCommand implements Runnable {
 
   /** True for a job that failed in user code (a mapper, reducer, ... threw): its message holds their trace. */
   private static boolean userCodeFailed(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof SssException s
-          && s.code() == ErrorCode.USER_CODE_FAILED) {
-        return true;
-      }
-    }
-    return false;
+    return causedBy(e, t -> t instanceof SssException s && s.code() == ErrorCode.USER_CODE_FAILED);
   }
 
   /** Builds the command line with every command, those of the extensions found on the class path too. */
@@ -144,7 +140,7 @@ public final class SssCommand implements Runnable {
       String message = e instanceof FileSystemException f ? describe(f)
           : e.getMessage() == null ? e.toString() : e.getMessage();
       Throwable atStart = StartInParallel.failure();
-      if (atStart != null && causedByLinkageError(e)) {
+      if (atStart != null && causedBy(e, t -> t instanceof LinkageError)) {
         message += " (at the command's start: " + atStart + ")";
         e.addSuppressed(atStart);
       }

@@ -125,11 +125,7 @@ public final class BulkIO {
       }
       TableSpec files = filesTable().compression(compression);
       if (!existed && stages(client)) {
-        try (StagedTable staged = StagedTable.create(client, table, files)) {
-          long n = loadDirectory(client, staged.name(), path, progress);
-          staged.publish();
-          return n;
-        }
+        return staged(client, table, files, name -> loadDirectory(client, name, path, progress));
       }
       createOrCheck(client, table, files, path, "(file name, content)");
       try {
@@ -166,11 +162,7 @@ public final class BulkIO {
     if (!exists && stages(client)) {
       // filled under a name of its own and published whole: a load that fails, or whose client
       // dies, leaves no table holding part of the file
-      try (StagedTable staged = StagedTable.create(client, table, writes)) {
-        long n = loadText(client, staged.name(), path, writes.types(), progress);
-        staged.publish();
-        return n;
-      }
+      return staged(client, table, writes, name -> loadText(client, name, path, writes.types(), progress));
     }
     createOrCheck(client, table, writes, path, "(byte offset, line)");
     try {
@@ -192,6 +184,20 @@ public final class BulkIO {
    */
   private static boolean stages(SssClient client) {
     return client.spec().replication() == 1;
+  }
+
+  /** A load into the table being made, under its staged name; returns the pairs it loaded. */
+  private interface StagedLoad {
+    long into(String stagedName) throws IOException;
+  }
+
+  /** Fills a {@link StagedTable} for {@code table} by {@code load} and publishes it whole. */
+  private static long staged(SssClient client, String table, TableSpec spec, StagedLoad load) throws IOException {
+    try (StagedTable staged = StagedTable.create(client, table, spec)) {
+      long n = load.into(staged.name());
+      staged.publish();
+      return n;
+    }
   }
 
   private static final Logger LOG = LoggerFactory.getLogger(BulkIO.class);
