@@ -3,9 +3,7 @@ package org.sss.server.execution;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.sss.core.api.Reducer;
 import org.sss.core.api.Serde;
@@ -15,7 +13,7 @@ import org.sss.core.api.Serdes;
  * Runs the combiner on a task's emitted pairs before they are shuffled.
  *
  * <h2>Objects, not bytes</h2>
- * Pairs are grouped by key <em>object</em> in a hash map, and encoded only when a group is
+ * Pairs are grouped by key <em>object</em> in a {@link GroupTable}, and encoded only when a group is
  * written out. A word-count-like job, where the combiner shrinks the output a thousandfold,
  * thus pays one hash lookup per emitted pair instead of an encoding, a copy and a decoding.
  * Keys and values of the built-in immutable types (long, int, double, string) are kept as
@@ -71,7 +69,7 @@ final class CombiningBuffer<K, V> {
   /** Arrays of consumed values, when values are {@code byte[]}; null otherwise. */
   private final ArrayRecycler arrays;
   /** Group key: the key object itself, or a ByteBuffer over its encoding. */
-  private final Map<Object, Group<V>> groups = new HashMap<>();
+  private final GroupTable<Group<V>> groups = new GroupTable<>();
   private final List<V> combined = new ArrayList<>(4);
   private long held;
   private long heldBytes;
@@ -88,8 +86,7 @@ final class CombiningBuffer<K, V> {
   private boolean bypass;
 
   /** One key's held values and their estimated size. */
-  private static final class Group<V> {
-    final List<V> values = new ArrayList<>(4);
+  private static final class Group<V> extends HeldValues<V> {
     long bytes;
     /**
      * Values before the next eager combine may run: twice what the last one left, so a
@@ -138,28 +135,24 @@ final class CombiningBuffer<K, V> {
 
   void add(K key, V value) throws Exception {
     if (bypass) {
-      out.write(keySerde.encodeKey(key), valueSerde.encodeValue(value));
+      writeThrough(key, value);
       return;
     }
     Object groupKey = keysByValue ? key : ByteBuffer.wrap(keySerde.encodeKey(key));
     Group<V> group = groups.get(groupKey);
     long size = sizeOf(value);
-    if (group == null && size >= HUGE_VALUE_BYTES) {
-      out.write(keySerde.encodeKey(key), valueSerde.encodeValue(value));
-      return;
+    if (group == null) {
+      if (size >= HUGE_VALUE_BYTES) {
+        writeThrough(key, value);
+        return;
+      }
+      group = newGroup(key, groupKey);
     }
     addedSinceFlush++;
-    if (group == null) {
-      group = new Group<>();
-      groups.put(keysByValue ? keyCopier.apply(key) : groupKey, group);
-      // a group costs its key and its bookkeeping whatever its values weigh: many distinct
-      // large keys with small values must flush the buffer as surely as large values do
-      heldBytes += GROUP_BYTES + sizeOf(keysByValue ? key : groupKey);
-    }
-    int n = group.values.size() + 1;
+    int n = group.size() + 1;
     boolean combineNow = n >= group.combineAt && (n >= EAGER_VALUES || group.bytes + size >= EAGER_GROUP_BYTES);
     // a value combined at once is read by the combiner before emit returns: no copy needed
-    group.values.add(combineNow ? value : valueCopier.apply(value));
+    group.add(combineNow ? value : valueCopier.apply(value));
     group.bytes += size;
     held++;
     heldBytes += size;
@@ -167,13 +160,32 @@ final class CombiningBuffer<K, V> {
       combineInPlace(key, group);
     }
     if (held > maxHeld || heldBytes > MAX_HELD_BYTES) {
-      long added = addedSinceFlush;
-      long written = flush();
-      // a full buffer that merged (almost) nothing: combining only costs from here on
-      bypass = written * 10 >= added * 9;
-      if (bypass && arrays != null) {
-        arrays.clear();
-      }
+      flushFull();
+    }
+  }
+
+  /* The paths an add rarely takes are methods of their own, out of the common path's compiled code. */
+
+  private void writeThrough(K key, V value) throws InterruptedException {
+    out.write(keySerde.encodeKey(key), valueSerde.encodeValue(value));
+  }
+
+  private Group<V> newGroup(K key, Object groupKey) {
+    Group<V> group = new Group<>();
+    groups.putNew(keysByValue ? keyCopier.apply(key) : groupKey, group);
+    // a group costs its key and its bookkeeping whatever its values weigh: many distinct
+    // large keys with small values must flush the buffer as surely as large values do
+    heldBytes += GROUP_BYTES + sizeOf(keysByValue ? key : groupKey);
+    return group;
+  }
+
+  /** Flushes a buffer that reached its memory bound, and steps aside if that merged (almost) nothing. */
+  private void flushFull() throws Exception {
+    long added = addedSinceFlush;
+    long written = flush();
+    bypass = written * 10 >= added * 9;
+    if (bypass && arrays != null) {
+      arrays.clear();
     }
   }
 
@@ -182,13 +194,13 @@ final class CombiningBuffer<K, V> {
    * emitted, uncopied: the caller's own object, which must never be recycled.
    */
   private void combineInPlace(K key, Group<V> group) throws Exception {
-    List<V> result = combine(key, group.values);
-    held -= group.values.size();
+    List<V> result = combine(key, group);
+    held -= group.size();
     heldBytes -= group.bytes;
-    group.values.remove(group.values.size() - 1);
-    recycleAll(group.values);
-    group.values.clear();
-    group.values.addAll(result);
+    group.removeLast();
+    recycleAll(group);
+    group.clear();
+    group.addAll(result);
     group.bytes = 0;
     for (V v : result) {
       group.bytes += sizeOf(v);
@@ -198,7 +210,7 @@ final class CombiningBuffer<K, V> {
     heldBytes += group.bytes;
   }
 
-  private void recycleAll(List<V> values) {
+  private void recycleAll(Iterable<V> values) {
     if (arrays != null) {
       for (V v : values) {
         arrays.recycle(v);
@@ -207,14 +219,14 @@ final class CombiningBuffer<K, V> {
   }
 
   /**
-   * The heap a group holds besides its key and values: its map entry (with its share of the
-   * table), the group, its list and the list's array.
+   * The heap a group holds besides its key and values: its share of the table (three arrays,
+   * at most half full), the group and its array of values.
    */
   static final long GROUP_BYTES = 48 + 32 + 24 + 32;
 
   /**
    * A rough heap size of a key or value, so that large ones flush the buffer early; with its
-   * reference from the list or map that holds it.
+   * reference from the array or table that holds it.
    */
   static long sizeOf(Object v) {
     if (v instanceof byte[] b) {
@@ -231,26 +243,26 @@ final class CombiningBuffer<K, V> {
 
   /** Combines every group and writes the results to the shuffle; returns the pairs written. */
   long flush() throws Exception {
-    long written = 0;
-    for (Map.Entry<Object, Group<V>> e : groups.entrySet()) {
-      K k = keyOf(e.getKey());
-      List<V> held = e.getValue().values;
-      List<V> values = held.size() > 1 ? combine(k, held) : held;
-      byte[] key = keysByValue ? keySerde.encodeKey(k) : ((ByteBuffer) e.getKey()).array();
+    long[] written = {0};
+    groups.forEach((groupKey, group) -> {
+      K k = keyOf(groupKey);
+      HeldValues<V> held = group;
+      Iterable<V> values = held.size() > 1 ? combine(k, held) : held;
+      byte[] key = keysByValue ? keySerde.encodeKey(k) : ((ByteBuffer) groupKey).array();
       for (V v : values) {
         out.write(key, valueSerde.encodeValue(v));
-        written++;
+        written[0]++;
       }
       recycleAll(held);
       if (values != held) {
         recycleAll(values);
       }
-    }
+    });
     groups.clear();
     held = 0;
     heldBytes = 0;
     addedSinceFlush = 0;
-    return written;
+    return written[0];
   }
 
   /** Whether later pairs skip the combiner (see {@link #bypass}). */
@@ -263,7 +275,7 @@ final class CombiningBuffer<K, V> {
     return keysByValue ? (K) group : keySerde.decodeKey(((ByteBuffer) group).array());
   }
 
-  private List<V> combine(K key, List<V> values) throws Exception {
+  private List<V> combine(K key, Iterable<V> values) throws Exception {
     combined.clear();
     combiningKey = key;
     combiner.reduce(key, values, this::collect);

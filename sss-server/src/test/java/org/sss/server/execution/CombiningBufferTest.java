@@ -329,4 +329,47 @@ class CombiningBufferTest {
     assertEquals(model, sums);
     assertEquals(model.size(), pairs[0], "one pair per distinct key: equal contents are one group");
   }
+
+  /** Concatenates in the order given: associative, not commutative, so any reordering shows. */
+  static final class Concat implements Reducer<String, String, String, String> {
+    @Override
+    public void reduce(String key, Iterable<String> values, Emitter<String, String> emitter) {
+      StringBuilder b = new StringBuilder();
+      for (String v : values) {
+        b.append(v);
+      }
+      emitter.emit(key, b.toString());
+    }
+  }
+
+  /**
+   * Values are combined in the order they were emitted, whether a mapper emits one constant
+   * object many times in a row (held as a run) or equal but distinct objects: each key's
+   * output is the concatenation of its values in emission order, as a model computes it.
+   */
+  @Test
+  void valuesReachTheCombinerInEmissionOrder() throws Exception {
+    Map<String, StringBuilder> model = new HashMap<>();
+    Map<String, StringBuilder> out = new HashMap<>();
+    PairWriter concatenating = (k, v) ->
+        out.computeIfAbsent(Serdes.STRING.decodeKey(k), x -> new StringBuilder()).append(Serdes.STRING.decodeValue(v));
+    CombiningBuffer<String, String> buffer = new CombiningBuffer<>(new Concat(), Serdes.STRING, Serdes.STRING,
+        concatenating, 5_000);
+    String constant = "a";
+    Random random = new Random(3);
+    String last = constant;
+    for (int i = 0; i < 200_000; i++) {
+      String key = "k" + random.nextInt(50);
+      int pick = random.nextInt(10);
+      String value = pick < 6 ? constant : pick < 8 ? new String(constant) : pick < 9 ? last : String.valueOf((char) ('b' + random.nextInt(3)));
+      last = value;
+      model.computeIfAbsent(key, x -> new StringBuilder()).append(value);
+      buffer.add(new String(key), value);
+    }
+    buffer.flush();
+    assertEquals(model.keySet(), out.keySet());
+    for (String key : model.keySet()) {
+      assertEquals(model.get(key).toString(), out.get(key).toString(), "values of " + key);
+    }
+  }
 }
