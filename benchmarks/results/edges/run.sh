@@ -20,8 +20,8 @@ BYTES=$(stat -c %s "$TEXT")
 SPARK_CP="benchmarks/spark/target/sss-bench-spark-0.1.0-SNAPSHOT.jar:benchmarks/spark/target/lib/*"
 [ -f benchmarks/spark/target/sss-bench-spark-0.1.0-SNAPSHOT.jar ] || mvn -q -B -f benchmarks/spark/pom.xml package -DskipTests
 secs() { /usr/bin/time -f %e -o "$T/t" "$@" > "$T/last.log" 2>&1; cat "$T/t"; }
-# Spark's JVM gets bin/sss's heap: -Xmx4g -Xmn512m, and huge pages where the kernel gives them on request
-SPARK_OPTS=(-Xmx4g -Xmn512m)
+# Spark's JVM gets bin/sss's heap: -Xmx4g -Xmn256m, and huge pages where the kernel gives them on request
+SPARK_OPTS=(-Xmx4g -Xmn256m)
 [[ "${SSS_THP:-1}" != 0 ]] && grep -qE '\[(always|madvise)\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null \
   && SPARK_OPTS+=(-XX:+UseTransparentHugePages)
 echo "what,run,seconds,MB/s" > $OUT/results.csv

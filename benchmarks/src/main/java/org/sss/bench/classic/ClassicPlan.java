@@ -36,7 +36,7 @@ import org.sss.client.cluster.HugePages;
  *       median and the range);
  *   <li>{@code warmups}: untimed runs of every job on every engine before its timed runs
  *       (default 1), in the same JVM (Spark: in its one JVM and context);
- *   <li>{@code spark.javaOpts}: the Spark JVM's options (default {@code -Xmx4g -Xmn512m}, bin/sss's
+ *   <li>{@code spark.javaOpts}: the Spark JVM's options (default {@code -Xmx4g -Xmn256m}, bin/sss's
  *       heap, with {@code -XX:+UseTransparentHugePages} where the kernel gives huge pages on
  *       request, as bin/sss asks for them: {@link HugePages}).
  * </ul>
@@ -145,10 +145,10 @@ public record ClassicPlan(String name, Path source, int nodes, int threadsPerNod
         kv.getOrDefault("spark.javaOpts", defaultSparkJavaOpts()), warmups, repeats);
   }
 
-  /** bin/sss's heap ({@code -Xmx4g -Xmn512m}), and huge pages where bin/sss's own JVM asks for them. */
+  /** bin/sss's heap ({@code -Xmx4g -Xmn256m}), and huge pages where bin/sss's own JVM asks for them. */
   static String defaultSparkJavaOpts() {
     String hugePages = HugePages.jvmOption();
-    return hugePages == null ? "-Xmx4g -Xmn512m" : "-Xmx4g -Xmn512m " + hugePages;
+    return hugePages == null ? "-Xmx4g -Xmn256m" : "-Xmx4g -Xmn256m " + hugePages;
   }
 
   /** Checks an engine list. */
