@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The JMH micro-benchmarks of the engine's hot paths (`bin/sss jmh`), with the settings their
-# classes set (1 fork, 3 warmup and 5 measured iterations of 3 s each: about 3 minutes for all
-# seven), kept beside the other results:
+# classes set (1 fork, 3 warmup and 5 measured iterations of 3 s each: about 3.5 minutes for all
+# eight), kept beside the other results:
 #   console.txt   JMH's text output (progress, then the summary table)
 #   results.json  JMH's JSON results (-rf json)
 #   command.txt   the command, the commit and whether the tree had changes

@@ -48,11 +48,16 @@ public class CombiningBufferBenchmark extends HotPathBenchmark {
   @Benchmark
   @OperationsPerInvocation(LINES)
   public long tokenizeAndCombine(Blackhole bh) throws Exception {
+    return tokenizeAndCombine(lines, (key, value) -> {
+      bh.consume(key);
+      bh.consume(value);
+    });
+  }
+
+  /** Maps every line with WordCount's mapper into a new buffer, flushes it into {@code out}; returns the pairs written. */
+  static long tokenizeAndCombine(String[] lines, PairWriter out) throws Exception {
     CombiningBuffer<String, Long> buffer = new CombiningBuffer<>(new WordCount.Sum(), Serdes.STRING, Serdes.LONG,
-        (key, value) -> {
-          bh.consume(key);
-          bh.consume(value);
-        }, MapTask.COMBINE_BUDGET);
+        out, MapTask.COMBINE_BUDGET);
     WordCount.Tokenize mapper = new WordCount.Tokenize();
     for (int i = 0; i < lines.length; i++) {
       mapper.map((long) i, lines[i], (word, one) -> {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.StringTokenizer;
 import org.junit.jupiter.api.Test;
 import org.sss.bench.jmh.JmhData;
 import org.sss.core.api.Serdes;
@@ -23,6 +24,24 @@ class CombiningBufferBenchmarkTest {
     long pairs = CombiningBufferBenchmark.addAndFlush(b.words, (key, value) ->
         assertNull(written.put(Serdes.STRING.decodeKey(key), Serdes.LONG.decodeValue(value)), "a word written twice"));
     assertEquals(JmhData.PAIRS, b.words.length);
+    assertEquals(expected.size(), pairs);
+    assertEquals(expected, written);
+  }
+
+  @Test
+  void tokenizeAndCombine_writesEachWordOfTheLinesOnceWithItsCount() throws Exception {
+    CombiningBufferBenchmark b = new CombiningBufferBenchmark();
+    b.setup();
+    Map<String, Long> expected = new HashMap<>();
+    for (String line : b.lines) {
+      for (StringTokenizer t = new StringTokenizer(line); t.hasMoreTokens(); ) {
+        expected.merge(t.nextToken(), 1L, Long::sum);
+      }
+    }
+    Map<String, Long> written = new HashMap<>();
+    long pairs = CombiningBufferBenchmark.tokenizeAndCombine(b.lines, (key, value) ->
+        assertNull(written.put(Serdes.STRING.decodeKey(key), Serdes.LONG.decodeValue(value)), "a word written twice"));
+    assertEquals(CombiningBufferBenchmark.LINES, b.lines.length);
     assertEquals(expected.size(), pairs);
     assertEquals(expected, written);
   }
