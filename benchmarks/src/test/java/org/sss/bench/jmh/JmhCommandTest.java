@@ -39,6 +39,7 @@ class JmhCommandTest {
         "org.sss.examples.WordCountTokenizeBenchmark.tokenize",
         "org.sss.kvs.SortedRunsBenchmark.packAndParse",
         "org.sss.kvs.SortedRunsBenchmark.sortRun",
-        "org.sss.server.execution.CombiningBufferBenchmark.addAndFlush")), names);
+        "org.sss.server.execution.CombiningBufferBenchmark.addAndFlush",
+        "org.sss.server.execution.CombiningBufferBenchmark.tokenizeAndCombine")), names);
   }
 }

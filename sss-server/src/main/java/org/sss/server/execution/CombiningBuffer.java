@@ -219,10 +219,11 @@ final class CombiningBuffer<K, V> {
   }
 
   /**
-   * The heap a group holds besides its key and values: its share of the table (three arrays,
-   * at most half full), the group and its array of values.
+   * The heap a group holds besides its key and values: its share of the table's three arrays
+   * (at most half full: 24), the group (40), its array of values (32) and, once the table has
+   * moved its entries into a {@code HashMap} (keys sharing few hash codes), an entry there (40).
    */
-  static final long GROUP_BYTES = 48 + 32 + 24 + 32;
+  static final long GROUP_BYTES = 24 + 40 + 32 + 40;
 
   /**
    * A rough heap size of a key or value, so that large ones flush the buffer early; with its

@@ -15,14 +15,19 @@ import org.junit.jupiter.api.Test;
 
 /** The combining buffer's table of groups against a {@code HashMap} of the same keys. */
 class GroupTableTest {
+  /**
+   * Mixed keys: strings, byte buffers, and 256 strings of one hash code, which soon move the
+   * table's entries into its {@code HashMap}; the clears bring it back to its slots. Growth of
+   * the slots themselves is in the tests below, whose keys stay there.
+   */
   @Test
-  void findsWhatAHashMapFindsThroughGrowthAndClears() {
+  void findsWhatAHashMapFindsThroughChainingAndClears() {
     Random random = new Random(11);
     GroupTable<Object> table = new GroupTable<>();
     Map<Object, Object> model = new HashMap<>();
     String[] colliding = {"Aa", "BB"}; // equal hash codes: "AaAa", "AaBB", "BBAa", "BBBB" all collide
     for (int round = 0; round < 4; round++) {
-      int keys = round == 2 ? 50_000 : 3_000; // one round grows the table well past its first size
+      int keys = round == 2 ? 50_000 : 3_000;
       for (int i = 0; i < 4 * keys; i++) {
         Object key = switch (random.nextInt(3)) {
           case 0 -> "k" + random.nextInt(keys);
@@ -47,10 +52,12 @@ class GroupTableTest {
         }
         assertEquals(model.size(), table.size());
       }
+      assertTrue(table.chained(), "256 keys of one hash code stayed in the slots");
       Map<Object, Object> visited = new HashMap<>();
       table.forEach((k, g) -> assertNull(visited.put(k, g), "visited twice: " + k));
       assertEquals(model, visited);
       table.clear();
+      assertFalse(table.chained());
       model.clear();
       assertEquals(0, table.size());
       assertNull(table.get("k1"));
