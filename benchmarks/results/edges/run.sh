@@ -8,6 +8,7 @@
 #  2. `bin/sss load` of the same file into a 3-process cluster (`cluster start`, two copies):
 #     read by the nodes (a new table) and sent by the client (--append into an empty table).
 #  3. `dd` of the same bytes to a file and back, for the disk's rate.
+# Writes results.csv, edges.png (each row's median MB/s) and command.txt into benchmarks/results/edges/.
 # Usage: benchmarks/results/edges/run.sh [ROUNDS]   (run from the repository's root, after a build)
 set -euo pipefail
 ROUNDS=${1:-3}
@@ -59,6 +60,9 @@ echo "dd write with fsync,1,$w,$(echo "$BYTES / $w / 1000000" | bc -l | xargs pr
 echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true
 d=$(secs dd if="$T/dd.out" of=/dev/null bs=4M)
 echo "dd read,1,$d,$(echo "$BYTES / $d / 1000000" | bc -l | xargs printf %.0f)" >> $OUT/results.csv
+# the picture: each row's median MB/s (edges.png)
+java -cp "$(ls benchmarks/target/benchmarks-*.jar | head -1):benchmarks/target/lib/*" org.sss.bench.edges.EdgesPlot \
+  $OUT/results.csv $OUT/edges.png
 echo "input: $BYTES bytes of RandomTextWriter text (seed 1)" > $OUT/command.txt
 echo "benchmarks/results/edges/run.sh $ROUNDS" >> $OUT/command.txt
 cat $OUT/results.csv
