@@ -43,19 +43,11 @@ class GroupTableTest {
         };
         // a fresh but equal object, as a mapper emits
         Object probe = key instanceof String s ? new String(s) : ByteBuffer.wrap(((ByteBuffer) key).array().clone());
-        Object found = table.get(probe);
-        assertSame(model.get(key), found, "lookup of " + key);
-        if (found == null) {
-          Object group = new Object();
-          table.putNew(key, group);
-          model.put(key, group);
-        }
+        lookUpOrPut(table, model, key, probe);
         assertEquals(model.size(), table.size());
       }
       assertTrue(table.chained(), "256 keys of one hash code stayed in the slots");
-      Map<Object, Object> visited = new HashMap<>();
-      table.forEach((k, g) -> assertNull(visited.put(k, g), "visited twice: " + k));
-      assertEquals(model, visited);
+      assertVisitsAsTheModel(table, model);
       table.clear();
       assertFalse(table.chained());
       model.clear();
@@ -106,16 +98,25 @@ class GroupTableTest {
     for (int round = 0; round < 2; round++) {
       for (long i = 0; i < n; i++) {
         Object key = keyOf.apply(i);
-        Object found = table.get(key);
-        assertSame(model.get(key), found, "lookup of " + key);
-        if (found == null) {
-          Object group = new Object();
-          table.putNew(key, group);
-          model.put(key, group);
-        }
+        lookUpOrPut(table, model, key, key);
       }
       assertEquals(model.size(), table.size());
     }
+    assertVisitsAsTheModel(table, model);
+  }
+
+  /** Looks {@code probe} up as the combining buffer does, putting {@code key} with a new group when absent. */
+  private static void lookUpOrPut(GroupTable<Object> table, Map<Object, Object> model, Object key, Object probe) {
+    Object found = table.get(probe);
+    assertSame(model.get(key), found, "lookup of " + key);
+    if (found == null) {
+      Object group = new Object();
+      table.putNew(key, group);
+      model.put(key, group);
+    }
+  }
+
+  private static void assertVisitsAsTheModel(GroupTable<Object> table, Map<Object, Object> model) {
     Map<Object, Object> visited = new HashMap<>();
     table.forEach((k, g) -> assertNull(visited.put(k, g), "visited twice: " + k));
     assertEquals(model, visited);
