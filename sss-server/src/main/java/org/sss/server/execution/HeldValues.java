@@ -11,9 +11,9 @@ import java.util.NoSuchElementException;
  *
  * <h2>Why runs</h2>
  * Many mappers emit one constant value object per pair (WordCount's {@code 1}): every add of
- * it to a list stores a reference into an array that is rarely in the cache, with the garbage
- * collector's card mark, for each of a hundred million pairs. A run costs one comparison and
- * an increment. Iteration yields exactly the references that were added, in order, so a
+ * it to a list stores a reference into an array, with the garbage collector's card mark, for
+ * each of a hundred million pairs. A run costs one comparison and an increment (a run is
+ * bounded by the buffer's count of held values, far below {@code int}'s range). Iteration yields exactly the references that were added, in order, so a
  * combiner sees what it would see in a list; only the same object added twice in a row is
  * merged, never two equal ones (a mutable value is copied when added, so its copies differ).
  *
