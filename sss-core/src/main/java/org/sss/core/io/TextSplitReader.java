@@ -7,6 +7,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -106,6 +107,14 @@ public final class TextSplitReader {
   /** A copy of the current line, without its end. */
   public byte[] line() {
     return Arrays.copyOf(line, lineLength);
+  }
+
+  /**
+   * The current line decoded as UTF-8, as the string serde decodes a line's bytes (malformed bytes
+   * become U+FFFD), without the copy {@link #line()} makes first.
+   */
+  public String lineString() {
+    return new String(line, 0, lineLength, StandardCharsets.UTF_8);
   }
 
   public int lineLength() {

@@ -91,6 +91,34 @@ class TextSplitReaderTest {
     }
   }
 
+  /**
+   * A line as a string is its bytes decoded as the string serde decodes them: multi-byte
+   * characters whole (also where a small buffer cuts through them), malformed bytes as U+FFFD.
+   */
+  @Test
+  void aLineAsAStringIsItsBytesDecodedAsUtf8() throws IOException {
+    byte[] text = ("gr\u00fc\u00dfe \u4e16\u754c \ud83d\ude00\nplain\r\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] malformed = {'a', (byte) 0xC3, 'b', (byte) 0xFF, (byte) 0xE4, (byte) 0xB8, '\n'};
+    byte[] all = Arrays.copyOf(text, text.length + malformed.length);
+    System.arraycopy(malformed, 0, all, text.length, malformed.length);
+    Path f = dir.resolve("utf8");
+    Files.write(f, all);
+    for (int buffer : new int[] {1, 2, 3, 5, 1 << 20}) {
+      List<String> strings = new ArrayList<>();
+      List<String> decodedCopies = new ArrayList<>();
+      try (FileChannel ch = FileChannel.open(f)) {
+        TextSplitReader r = new TextSplitReader(ch, 0, all.length, all.length, 1 << 20, buffer);
+        while (r.next()) {
+          strings.add(r.lineString());
+          decodedCopies.add(new String(r.line(), java.nio.charset.StandardCharsets.UTF_8));
+        }
+      }
+      assertEquals(List.of("gr\u00fc\u00dfe \u4e16\u754c \ud83d\ude00", "plain", "a\ufffdb\ufffd\ufffd"), strings,
+          "buffer " + buffer);
+      assertEquals(decodedCopies, strings, "buffer " + buffer);
+    }
+  }
+
   @Test
   void cutsAtEveryByteOfLineEndsAndLongLines() throws IOException {
     // lines longer than the reader's buffer, \r\n and lone \r around every cut

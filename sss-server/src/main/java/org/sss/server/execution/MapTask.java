@@ -12,8 +12,8 @@ import java.util.concurrent.TimeUnit;
 import org.sss.core.api.Emitter;
 import org.sss.core.api.Mapper;
 import org.sss.core.api.Serde;
+import org.sss.core.api.Serdes;
 import org.sss.core.io.TextSplitReader;
-import org.sss.core.keys.KeyCodec;
 import org.sss.core.keys.StoredKeys;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.FileSplit;
@@ -32,12 +32,10 @@ import org.sss.kvs.StoreException;
  * sending thus overlap, and neither side can run ahead by more than a few chunks.
  */
 final class MapTask<KI, VI, KO, VO> implements Runnable {
-  static final int CHUNKS_AHEAD = 4;
-  static final int CHUNK_PAIRS = 2048;
-  static final long CHUNK_BYTES = 1 << 20;
+  static final int CHUNKS_AHEAD = 2;
   /** Values a task's combiner may hold before it flushes (about 50 MB of small objects). */
   static final long COMBINE_BUDGET = 1_000_000;
-  private static final List<byte[][]> END = new ArrayList<>();
+  private static final InputChunk END = new InputChunk(true);
 
   private final StageContext stage;
   private final int partition;
@@ -68,13 +66,13 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
     }
     BatchedCount recordsIn = new BatchedCount(stage.recordsIn);
     Emitter<KO, VO> emitter = output.emitter(partition);
-    BlockingQueue<List<byte[][]>> chunks = new ArrayBlockingQueue<>(CHUNKS_AHEAD);
+    BlockingQueue<InputChunk> chunks = new ArrayBlockingQueue<>(CHUNKS_AHEAD);
     var reading = readers.submit(() -> read(chunks));
     boolean ok = false;
     try {
       mapper.setup(stage.taskContext(partition));
       while (true) {
-        List<byte[][]> chunk = chunks.poll(200, TimeUnit.MILLISECONDS);
+        InputChunk chunk = chunks.poll(200, TimeUnit.MILLISECONDS);
         if (stage.stopping()) {
           throw new StageAborted();
         }
@@ -91,9 +89,13 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
         if (chunk == END) {
           break;
         }
-        for (byte[][] pair : chunk) {
+        for (int i = 0; i < chunk.size; i++) {
           recordsIn.increment();
-          mapper.map(inKey.decodeKey(pair[0]), inValue.decodeValue(pair[1]), emitter);
+          if (chunk.decoded) {
+            mapper.map((KI) chunk.keys[i], (VI) chunk.values[i], emitter);
+          } else {
+            mapper.map(inKey.decodeKey((byte[]) chunk.keys[i]), inValue.decodeValue((byte[]) chunk.values[i]), emitter);
+          }
         }
       }
       reading.get();
@@ -149,32 +151,28 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
     return "partition " + partition + " of table '" + stage.spec.getInputTable() + "'";
   }
 
-  /** The reader: hands the input's pairs (encoded keys, values) over in chunks until done or the stage stops. */
-  private Void read(BlockingQueue<List<byte[][]>> chunks) throws InterruptedException, IOException {
+  /** The reader: hands the input's pairs over in chunks until done or the stage stops. */
+  private Void read(BlockingQueue<InputChunk> chunks) throws InterruptedException, IOException {
     return stage.input == null ? readSplit(chunks) : readPartition(chunks);
   }
 
-  private Void readPartition(BlockingQueue<List<byte[][]>> chunks) throws InterruptedException {
+  private Void readPartition(BlockingQueue<InputChunk> chunks) throws InterruptedException {
     List<byte[][]> ranges = new ArrayList<>();
     ranges.add(KeyRanges.partition(partition, new byte[0]));
     boolean multiValued = stage.spec.getInputMultiValued();
     try (StoreCursor c = stage.input.scanRanges(ranges, false)) {
-      List<byte[][]> chunk = new ArrayList<>(CHUNK_PAIRS);
-      long bytes = 0;
+      InputChunk chunk = new InputChunk(false);
       for (; c.valid(); c.next()) {
         byte[] k = StoredKeys.encodedKey(c.key(), multiValued);
         byte[] v = c.value();
-        chunk.add(new byte[][] {k, v});
-        bytes += k.length + v.length;
-        if (chunk.size() >= CHUNK_PAIRS || bytes >= CHUNK_BYTES) {
+        if (chunk.add(k, v, k.length + v.length)) {
           if (!offer(chunks, chunk)) {
             return null;
           }
-          chunk = new ArrayList<>(CHUNK_PAIRS);
-          bytes = 0;
+          chunk = new InputChunk(false);
         }
       }
-      if (!chunk.isEmpty() && !offer(chunks, chunk)) {
+      if (chunk.size > 0 && !offer(chunks, chunk)) {
         return null;
       }
       offer(chunks, END);
@@ -182,28 +180,27 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
     return null;
   }
 
-  /** Reads this task's split of a text file: (byte offset, line) pairs. */
-  private Void readSplit(BlockingQueue<List<byte[][]>> chunks) throws InterruptedException, IOException {
+  /** Reads this task's split of a text file: (byte offset, line) pairs, decoded (see {@link InputChunk}). */
+  @SuppressWarnings("unchecked")
+  private Void readSplit(BlockingQueue<InputChunk> chunks) throws InterruptedException, IOException {
     FileSplit split = stage.spec.getInputSplits(partition);
     try (FileChannel file = InputFiles.open(split, stage.nodeId)) {
       // a line is a value: at most what the node takes as one
       TextSplitReader lines = new TextSplitReader(file, split.getStart(), split.getLength(), split.getFileSize(),
           stage.shuffle.maxValueBytes);
-      List<byte[][]> chunk = new ArrayList<>(CHUNK_PAIRS);
-      long bytes = 0;
+      Serde<VI> lineSerde = stage.serde(stage.spec.getInputValueSerde());
+      boolean strings = lineSerde instanceof Serdes.StringSerde; // else bytes (Job.Builder.inputText)
+      InputChunk chunk = new InputChunk(true);
       while (lines.next()) {
-        byte[] line = lines.line();
-        chunk.add(new byte[][] {KeyCodec.encodeLong(lines.offset()), line});
-        bytes += 8 + line.length;
-        if (chunk.size() >= CHUNK_PAIRS || bytes >= CHUNK_BYTES) {
+        Object line = strings ? lines.lineString() : lineSerde.decodeValue(lines.line());
+        if (chunk.add(lines.offset(), line, Long.BYTES + lines.lineLength())) {
           if (!offer(chunks, chunk)) {
             return null;
           }
-          chunk = new ArrayList<>(CHUNK_PAIRS);
-          bytes = 0;
+          chunk = new InputChunk(true);
         }
       }
-      if (!chunk.isEmpty() && !offer(chunks, chunk)) {
+      if (chunk.size > 0 && !offer(chunks, chunk)) {
         return null;
       }
       offer(chunks, END);
@@ -211,7 +208,7 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
     return null;
   }
 
-  private boolean offer(BlockingQueue<List<byte[][]>> chunks, List<byte[][]> chunk) throws InterruptedException {
+  private boolean offer(BlockingQueue<InputChunk> chunks, InputChunk chunk) throws InterruptedException {
     while (!chunks.offer(chunk, 200, TimeUnit.MILLISECONDS)) {
       if (stage.stopping()) {
         return false;
