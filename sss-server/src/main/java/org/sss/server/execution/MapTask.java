@@ -67,7 +67,8 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
     BatchedCount recordsIn = new BatchedCount(stage.recordsIn);
     Emitter<KO, VO> emitter = output.emitter(partition);
     BlockingQueue<InputChunk> chunks = new ArrayBlockingQueue<>(CHUNKS_AHEAD);
-    var reading = readers.submit(() -> read(chunks));
+    Serde<VI> lineSerde = inValue;
+    var reading = readers.submit(() -> read(chunks, lineSerde));
     boolean ok = false;
     try {
       mapper.setup(stage.taskContext(partition));
@@ -152,8 +153,8 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
   }
 
   /** The reader: hands the input's pairs over in chunks until done or the stage stops. */
-  private Void read(BlockingQueue<InputChunk> chunks) throws InterruptedException, IOException {
-    return stage.input == null ? readSplit(chunks) : readPartition(chunks);
+  private Void read(BlockingQueue<InputChunk> chunks, Serde<VI> lineSerde) throws InterruptedException, IOException {
+    return stage.input == null ? readSplit(chunks, lineSerde) : readPartition(chunks);
   }
 
   private Void readPartition(BlockingQueue<InputChunk> chunks) throws InterruptedException {
@@ -180,16 +181,17 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
     return null;
   }
 
-  /** Reads this task's split of a text file: (byte offset, line) pairs, decoded (see {@link InputChunk}). */
-  @SuppressWarnings("unchecked")
-  private Void readSplit(BlockingQueue<InputChunk> chunks) throws InterruptedException, IOException {
+  /**
+   * Reads this task's split of a text file: (byte offset, line) pairs, decoded (see {@link InputChunk});
+   * {@code lineSerde} is the string or the bytes serde ({@code Job.Builder.inputText}).
+   */
+  private Void readSplit(BlockingQueue<InputChunk> chunks, Serde<VI> lineSerde) throws InterruptedException, IOException {
     FileSplit split = stage.spec.getInputSplits(partition);
     try (FileChannel file = InputFiles.open(split, stage.nodeId)) {
       // a line is a value: at most what the node takes as one
       TextSplitReader lines = new TextSplitReader(file, split.getStart(), split.getLength(), split.getFileSize(),
           stage.shuffle.maxValueBytes);
-      Serde<VI> lineSerde = stage.serde(stage.spec.getInputValueSerde());
-      boolean strings = lineSerde instanceof Serdes.StringSerde; // else bytes (Job.Builder.inputText)
+      boolean strings = lineSerde instanceof Serdes.StringSerde;
       InputChunk chunk = new InputChunk(true);
       while (lines.next()) {
         Object line = strings ? lines.lineString() : lineSerde.decodeValue(lines.line());
