@@ -3,7 +3,8 @@ package org.sss.server.execution;
 /**
  * Pairs a map task's reader hands to the task thread at once: a table partition's pairs as they
  * are stored (encoded, for the task to decode with the job's serdes), or a text split's lines
- * already as the mapper takes them (offset, line).
+ * already as the mapper takes them (offset, line) when their serde is a built-in one (a job's own
+ * serde decodes on the task's thread, where its failure is the user's code's).
  *
  * <p>Why lines come decoded: a line went from the read buffer to a line array, to a copy of its
  * own with an 8-byte encoded key beside it, and then into a {@code String} on the task's thread:

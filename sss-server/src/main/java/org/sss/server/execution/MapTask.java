@@ -14,6 +14,7 @@ import org.sss.core.api.Mapper;
 import org.sss.core.api.Serde;
 import org.sss.core.api.Serdes;
 import org.sss.core.io.TextSplitReader;
+import org.sss.core.keys.KeyCodec;
 import org.sss.core.keys.StoredKeys;
 import org.sss.core.proto.ErrorCode;
 import org.sss.core.proto.FileSplit;
@@ -182,8 +183,8 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
   }
 
   /**
-   * Reads this task's split of a text file: (byte offset, line) pairs, decoded (see {@link InputChunk});
-   * {@code lineSerde} is the string or the bytes serde ({@code Job.Builder.inputText}).
+   * Reads this task's split of a text file: (byte offset, line) pairs, decoded when the lines'
+   * serde is a built-in one (see {@link InputChunk}).
    */
   private Void readSplit(BlockingQueue<InputChunk> chunks, Serde<VI> lineSerde) throws InterruptedException, IOException {
     FileSplit split = stage.spec.getInputSplits(partition);
@@ -192,14 +193,18 @@ final class MapTask<KI, VI, KO, VO> implements Runnable {
       TextSplitReader lines = new TextSplitReader(file, split.getStart(), split.getLength(), split.getFileSize(),
           stage.shuffle.maxValueBytes);
       boolean strings = lineSerde instanceof Serdes.StringSerde;
-      InputChunk chunk = new InputChunk(true);
+      // the built-in serdes decode here; a job's own serde decodes on the task's thread, where
+      // its failure is reported as the user's code's (USER_CODE_FAILED, naming the task)
+      boolean decode = strings || lineSerde instanceof Serdes.BytesSerde || lineSerde instanceof Serdes.StringBytesSerde;
+      InputChunk chunk = new InputChunk(decode);
       while (lines.next()) {
-        Object line = strings ? lines.lineString() : lineSerde.decodeValue(lines.line());
-        if (chunk.add(lines.offset(), line, Long.BYTES + lines.lineLength())) {
+        Object key = decode ? (Object) lines.offset() : KeyCodec.encodeLong(lines.offset());
+        Object line = strings ? lines.lineString() : decode ? lineSerde.decodeValue(lines.line()) : lines.line();
+        if (chunk.add(key, line, Long.BYTES + lines.lineLength())) {
           if (!offer(chunks, chunk)) {
             return null;
           }
-          chunk = new InputChunk(true);
+          chunk = new InputChunk(decode);
         }
       }
       if (chunk.size > 0 && !offer(chunks, chunk)) {
