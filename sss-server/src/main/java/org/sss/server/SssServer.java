@@ -137,7 +137,7 @@ public final class SssServer implements AutoCloseable {
     try {
       store = NodeStore.open(config.dataDir(), config.groupReadable());
     } catch (RuntimeException | Error e) { // an Error too (RocksDB's library not loading): the lock must go
-      lock.close();
+      CleanupSteps.after(e).run(lock::close);
       throw e;
     }
     try {
@@ -149,8 +149,7 @@ public final class SssServer implements AutoCloseable {
       }
       store.checkLayout(config.cluster().partitionMap().layout());
     } catch (RuntimeException | Error e) {
-      store.close();
-      lock.close();
+      CleanupSteps.after(e).run(store::close).run(lock::close);
       if (e instanceof Error error) {
         throw error;
       }
@@ -166,11 +165,12 @@ public final class SssServer implements AutoCloseable {
           config.maxValueBytes());
       made.admitReadsThrough(membership::get);
     } catch (RuntimeException | Error e) {
-      if (made != null) {
-        made.close(); // it counts among the nodes open in this JVM until closed
-      }
-      store.close();
-      lock.close();
+      EngineService half = made; // it counts among the nodes open in this JVM until closed
+      CleanupSteps.after(e).run(() -> {
+        if (half != null) {
+          half.close();
+        }
+      }).run(store::close).run(lock::close);
       throw e;
     }
     EngineService engine = made;
@@ -186,15 +186,17 @@ public final class SssServer implements AutoCloseable {
     } catch (RuntimeException | Error e) {
       // an event loop's selector needs file descriptors: a start that runs out of them must not
       // keep the store and its lock open in this JVM (an embedded cluster's, which goes on)
-      if (boss != null) {
-        boss.shutdownGracefully(0, 0, TimeUnit.SECONDS);
-      }
-      if (workers != null) {
-        workers.shutdownNow();
-      }
-      engine.close();
-      store.close();
-      lock.close();
+      EventLoopGroup madeBoss = boss;
+      ThreadPoolExecutor madeWorkers = workers;
+      CleanupSteps.after(e).run(() -> {
+        if (madeBoss != null) {
+          madeBoss.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+        }
+      }).run(() -> {
+        if (madeWorkers != null) {
+          madeWorkers.shutdownNow();
+        }
+      }).run(engine::close).run(store::close).run(lock::close);
       throw e;
     }
     WorkerProgress progress = new WorkerProgress(workers); // one per node: its connections share the workers
@@ -250,22 +252,21 @@ public final class SssServer implements AutoCloseable {
       return server;
     } catch (RuntimeException | Error | InterruptedException e) {
       self.completeExceptionally(e); // a StopNode that waited gets its failure
-      if (membership.get() != null) {
-        membership.get().close();
-      }
-      boss.shutdownGracefully(0, 0, TimeUnit.SECONDS);
-      io.shutdownGracefully(0, 0, TimeUnit.SECONDS);
-      workers.shutdownNow();
-      engine.close();
-      store.close();
-      lock.close();
-      if (socket[0] != null) {
-        try {
-          socket[0].close();
-        } catch (IOException ignored) {
-          // the start failed already; the socket is released either way
+      EventLoopGroup madeBoss = boss;
+      EventLoopGroup madeIo = io;
+      ThreadPoolExecutor madeWorkers = workers;
+      CleanupSteps.after(e).run(() -> {
+        if (membership.get() != null) {
+          membership.get().close();
         }
-      }
+      }).run(() -> madeBoss.shutdownGracefully(0, 0, TimeUnit.SECONDS))
+          .run(() -> madeIo.shutdownGracefully(0, 0, TimeUnit.SECONDS))
+          .run(madeWorkers::shutdownNow).run(engine::close).run(store::close).run(lock::close)
+          .run(() -> {
+            if (socket[0] != null) {
+              socket[0].close();
+            }
+          });
       throw e;
     }
   }
@@ -372,23 +373,36 @@ public final class SssServer implements AutoCloseable {
       }
       return;
     }
-    listener.close().awaitUninterruptibly();
-    if (membership != null) {
-      membership.close();
-    }
-    engine.close();
-    var ioStopped = io.shutdownGracefully(0, 2, TimeUnit.SECONDS);
-    boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
-    ioStopped.awaitUninterruptibly();
-    workers.shutdown();
+    // every step runs whatever the ones before it threw: the store must close and the lock go
+    CleanupSteps steps = CleanupSteps.release();
+    int[] flushed = {0};
     try {
-      workers.awaitTermination(10, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      steps.run(() -> listener.close().awaitUninterruptibly())
+          .run(() -> {
+            if (membership != null) {
+              membership.close();
+            }
+          })
+          .run(engine::close)
+          .run(() -> {
+            var ioStopped = io.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+            boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+            ioStopped.awaitUninterruptibly();
+          })
+          .run(() -> {
+            workers.shutdown();
+            try {
+              workers.awaitTermination(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt(); // the store still closes
+            }
+          })
+          .run(() -> flushed[0] = store.closeFlushed())
+          .run(lock::close);
+    } finally {
+      closedFully.countDown(); // a close waiting for this one ends either way
     }
-    int flushed = store.closeFlushed();
-    lock.close();
-    LOG.info("node {} stopped ({} table(s) flushed)", config.nodeId(), flushed);
-    closedFully.countDown();
+    LOG.info("node {} stopped ({} table(s) flushed)", config.nodeId(), flushed[0]);
+    steps.done();
   }
 }
