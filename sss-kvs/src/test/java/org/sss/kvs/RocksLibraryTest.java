@@ -46,6 +46,22 @@ class RocksLibraryTest {
     assertTrue(java.util.Arrays.equals(whole, Files.readAllBytes(lib)), "the damaged copy was replaced");
   }
 
+  /** The copy's check reads blocks of 1 MiB: sizes around and at their edges give the JDK's CRC-32. */
+  @Test
+  void crcIsTheJdksOverEverySize() throws Exception {
+    java.util.Random random = new java.util.Random(5);
+    int m = 1 << 20;
+    for (int n : new int[] {0, 1, 8191, m - 1, m, m + 1, 3 * m, 3 * m + 12345}) {
+      byte[] bytes = new byte[n];
+      random.nextBytes(bytes);
+      Path f = dir.resolve("f" + n);
+      Files.write(f, bytes);
+      java.util.zip.CRC32 expected = new java.util.zip.CRC32();
+      expected.update(bytes);
+      assertEquals(expected.getValue(), RocksLibrary.crc(f), n + " bytes");
+    }
+  }
+
   @Test
   void aCacheOthersMayWrite_isNotUsed_andTheLibraryStillLoads() throws Exception {
     Path cache = dir.resolve("cache");

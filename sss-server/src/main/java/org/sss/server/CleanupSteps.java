@@ -52,6 +52,11 @@ final class CleanupSteps {
     return this;
   }
 
+  /** Whether a step failed (or the failure the steps came after exists). */
+  boolean failed() {
+    return failure != null;
+  }
+
   /**
    * Ends a {@link #release()}: throws the first step's failure, if there was one (an exception
    * that is not unchecked wrapped in an {@code IllegalStateException}). Does nothing after

@@ -31,7 +31,8 @@ public final class EmbeddedServers implements EmbeddedNodes {
       }
       awaitMembers(servers);
     } catch (Exception e) {
-      servers.forEach(SssServer::close);
+      CleanupSteps cleanup = CleanupSteps.after(e);
+      servers.forEach(s -> cleanup.run(s::close)); // every node, whichever fails to close
       throw e;
     }
     return () -> closeAll(servers);
@@ -52,7 +53,8 @@ public final class EmbeddedServers implements EmbeddedNodes {
     try {
       awaitMembers(servers);
     } catch (RuntimeException | InterruptedException e) {
-      servers.forEach(SssServer::close);
+      CleanupSteps cleanup = CleanupSteps.after(e);
+      servers.forEach(s -> cleanup.run(s::close)); // every node, whichever fails to close
       throw e;
     }
     return new Started(spec, () -> closeAll(servers));
@@ -201,8 +203,9 @@ public final class EmbeddedServers implements EmbeddedNodes {
       }
     }
     if (first != null) {
-      servers.forEach(SssServer::close);
-      listeners.forEach(NodeListener::close); // closing one a server took over does nothing
+      CleanupSteps cleanup = CleanupSteps.after(first);
+      servers.forEach(s -> cleanup.run(s::close)); // every node, whichever fails to close
+      listeners.forEach(l -> cleanup.run(l::close)); // closing one a server took over does nothing
       if (first instanceof RuntimeException r) {
         throw r;
       }

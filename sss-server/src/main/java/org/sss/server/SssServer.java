@@ -342,7 +342,10 @@ public final class SssServer implements AutoCloseable {
     return ((InetSocketAddress) listener.localAddress()).getPort();
   }
 
-  /** Blocks until the server is closed (its store closed and its lock released). */
+  /**
+   * Blocks until the server is closed: every step of its release run (its store closed and its
+   * lock released, unless that step itself failed, which its {@link #close} throws).
+   */
   public void awaitClose() throws InterruptedException {
     closedFully.await();
   }
@@ -399,10 +402,14 @@ public final class SssServer implements AutoCloseable {
           })
           .run(() -> flushed[0] = store.closeFlushed())
           .run(lock::close);
+      if (steps.failed()) {
+        LOG.warn("node {} stopped, but a step of its release failed (every later step ran)", config.nodeId());
+      } else {
+        LOG.info("node {} stopped ({} table(s) flushed)", config.nodeId(), flushed[0]);
+      }
     } finally {
       closedFully.countDown(); // a close waiting for this one ends either way
     }
-    LOG.info("node {} stopped ({} table(s) flushed)", config.nodeId(), flushed[0]);
     steps.done();
   }
 }
