@@ -1,5 +1,7 @@
 package org.sss.server;
 
+import java.util.Objects;
+
 /**
  * The steps of releasing a node's resources, each run even when one before it throws.
  *
@@ -32,7 +34,7 @@ final class CleanupSteps {
 
   /** Steps after {@code failure}: theirs are suppressed in it, for its thrower to throw. */
   static CleanupSteps after(Throwable failure) {
-    return new CleanupSteps(java.util.Objects.requireNonNull(failure));
+    return new CleanupSteps(Objects.requireNonNull(failure));
   }
 
   /** Runs {@code step}; what it throws is kept, and the next steps still run. */
