@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Files in and out, whole processes, on this machine:
 #  1. WordCount on a 1 GiB RandomTextWriter file, file in and file out: `bin/sss example wordcount`
-#     (embedded cluster, the nodes read the file's splits) against Spark local[2]
+#     (the embedded cluster, one node by default, reads the file's splits) against Spark local[2]
 #     (org.sss.bench.spark.SparkWordCount, its own JVM) and Hadoop's own WordCount
 #     (org.apache.hadoop.examples.WordCount, the local job runner with 2 map and 2 reduce slots,
 #     as the classic benchmark configures it, its own JVM), alternated, ROUNDS times each.

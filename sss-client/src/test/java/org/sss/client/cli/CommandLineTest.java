@@ -446,6 +446,16 @@ class CommandLineTest {
   }
 
   @Test
+  void embeddedCluster_oneNodeByDefault_moreWithNodes() {
+    Run alone = sss("ping");
+    assertEquals(0, alone.status(), alone::toString);
+    assertEquals(1, alone.out().lines().filter(l -> l.contains(" ok (")).count(), alone::toString);
+    Run three = sss("--nodes", "3", "ping");
+    assertEquals(0, three.status(), three::toString);
+    assertEquals(3, three.out().lines().filter(l -> l.contains(" ok (")).count(), three::toString);
+  }
+
+  @Test
   void ping_everyNodeOrOne_printsOneOkLineEach() {
     Run all = ok("ping");
     List<String> lines = all.out().lines().toList();
