@@ -75,7 +75,7 @@ public final class Apriori {
   public record Result(long transactions, long minSupport, List<Pass> passes, Map<String, Long> frequent) {}
 
   /**
-   * The job of pass {@code k}: transactions (line number, items) in, frequent k-itemsets
+   * The job of pass {@code k}: transactions (byte offset, items) in, frequent k-itemsets
    * (itemset, support) out.
    *
    * @param candidates the candidate k-itemsets (items sorted, joined by spaces); null in pass 1

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
 import org.sss.client.cli.CommandExtension;
 import org.sss.client.cli.SssCommand;
 import org.sss.client.cluster.SssCluster;
@@ -154,10 +155,10 @@ public final class ExampleCommand implements CommandExtension, Runnable {
       }
     }
 
-    /** The input loaded as (line number, line), with a line on stdout. */
+    /** The input loaded as (byte offset, line) ({@code sss load}), with a line on stdout. */
     String loadLines(SssClient client, String in) throws IOException {
       String t = table("in");
-      long n = ExampleIO.loadLines(client, t, Path.of(in));
+      long n = BulkIO.load(client, t, Path.of(in), p -> {});
       System.out.printf("loaded %,d lines from %s%n", n, in);
       return t;
     }
@@ -409,8 +410,7 @@ public final class ExampleCommand implements CommandExtension, Runnable {
         throw new IllegalArgumentException("not a directory: " + dir);
       }
       String input = table("files");
-      client.createTable(input, BulkIO.filesTable(), false);
-      long files = BulkIO.load(client, input, dir, n -> {});
+      long files = BulkIO.loadWholeFiles(client, input, dir, TableSpec.Compression.LZ4, n -> {});
       System.out.printf("loaded %,d files from %s%n", files, dir);
       String output = table("index");
       runJob(client, InvertedIndex.job(input, output, !noCombiner));

@@ -13,17 +13,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiConsumer;
-import java.util.stream.Stream;
-import org.sss.client.BulkWriter;
 import org.sss.client.ScanOptions;
 import org.sss.client.SssClient;
 import org.sss.client.TableScan;
 import org.sss.client.TableSpec;
 import org.sss.client.io.BulkIO;
-import org.sss.client.io.LineReader;
 import org.sss.core.api.Pair;
 import org.sss.core.api.Serde;
-import org.sss.core.keys.KeyCodec;
 
 /** Moving the examples' inputs and outputs between files and tables. */
 public final class ExampleIO {
@@ -31,43 +27,6 @@ public final class ExampleIO {
   public static final String PART_FILE = "part-r-00000";
 
   private ExampleIO() {}
-
-  /**
-   * Loads text into a new table as (line number, line) pairs, the layout {@code sss load} gives
-   * a text file: long keys counting from 1, each line's raw bytes as a string value. A
-   * directory loads every regular file below it, in path order, numbering lines on across
-   * files, so that a directory of text reads as one text.
-   *
-   * @return the lines loaded
-   */
-  public static long loadLines(SssClient client, String table, Path path) throws IOException {
-    List<Path> files = textFiles(path);
-    client.createTable(table, BulkIO.textTable(), false);
-    long n = 0;
-    try (BulkWriter w = client.writer(table, BulkIO.textTable().types())) {
-      for (Path f : files) {
-        try (LineReader lines = new LineReader(Files.newInputStream(f))) {
-          for (byte[] line = lines.next(); line != null; line = lines.next()) {
-            w.put(KeyCodec.encodeLong(++n), line);
-          }
-        }
-      }
-    }
-    return n;
-  }
-
-  /** The file itself, or every regular file below a directory in path order. */
-  static List<Path> textFiles(Path path) throws IOException {
-    if (Files.isDirectory(path)) {
-      try (Stream<Path> walk = Files.walk(path)) {
-        return walk.filter(Files::isRegularFile).sorted().toList();
-      }
-    }
-    if (!Files.isRegularFile(path)) {
-      throw new IOException("no such file or directory: " + path);
-    }
-    return List.of(path);
-  }
 
   /**
    * Where to write an output given as typed: a file, or — when it ends with a slash or names an

@@ -39,7 +39,7 @@ public final class Grep {
 
   private Grep() {}
 
-  /** The search job: lines (line number, text) in, (match, count) out. */
+  /** The search job: lines (byte offset, text) in, (match, count) out. */
   public static Job job(String input, String output, String regex, boolean combine) {
     return job(input, output, regex, 0, combine);
   }

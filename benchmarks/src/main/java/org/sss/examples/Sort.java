@@ -17,8 +17,8 @@ import org.sss.core.api.Serdes;
  *
  * <h2>What sorts, honestly</h2>
  * A table is kept in key order by the store, so a (key, value) table needs no job at all to be
- * read sorted. What a job must do is <em>re-key</em> the records: here (line number, line)
- * becomes (line, line number). The map output is hash-partitioned like any shuffle, and every
+ * read sorted. What a job must do is <em>re-key</em> the records: here (byte offset, line)
+ * becomes (line, byte offset). The map output is hash-partitioned like any shuffle, and every
  * partition is sorted by the store (RocksDB) as it is written; the one global order is a merge
  * of the partitions when the table is read in key order (each node merges its partitions, the
  * client merges the nodes: {@link org.sss.client.ScanOptions#inKeyOrder()}, which {@code dump}
@@ -34,7 +34,7 @@ import org.sss.core.api.Serdes;
 public final class Sort {
   private Sort() {}
 
-  /** The job: lines (line number, text) in, (line, line number) out, duplicates kept. */
+  /** The job: lines (byte offset, text) in, (line, byte offset) out, duplicates kept. */
   public static Job job(String input, String output) {
     return Job.named("sort")
         .jarByClass(Sort.class)
@@ -48,7 +48,7 @@ public final class Sort {
   public static long writeLines(SssClient client, String sorted, Path out) throws IOException {
     long[] n = {0};
     try (OutputStream os = ExampleIO.create(out)) {
-      ExampleIO.scan(client, sorted, Serdes.BYTES, Serdes.LONG, (line, lineNumber) -> {
+      ExampleIO.scan(client, sorted, Serdes.BYTES, Serdes.LONG, (line, offset) -> {
         try {
           os.write(line);
           os.write('\n');
@@ -63,11 +63,11 @@ public final class Sort {
     return n[0];
   }
 
-  /** (line number, line) to (line, line number). */
+  /** (byte offset, line) to (line, byte offset). */
   public static final class Rekey implements Mapper<Long, byte[], byte[], Long> {
     @Override
-    public void map(Long lineNumber, byte[] line, Emitter<byte[], Long> out) {
-      out.emit(line, lineNumber);
+    public void map(Long offset, byte[] line, Emitter<byte[], Long> out) {
+      out.emit(line, offset);
     }
   }
 }

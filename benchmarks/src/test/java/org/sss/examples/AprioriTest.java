@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.sss.client.SssClient;
+import org.sss.client.io.BulkIO;
 import org.sss.client.job.ProgressListener;
 import org.sss.core.api.Serdes;
 
@@ -60,7 +61,7 @@ class AprioriTest {
     try (SssClient client = SharedClusters.get(nodes).client()) {
       String in = SharedClusters.table("transactions");
       String out = SharedClusters.table("frequent");
-      ExampleIO.loadLines(client, in, input);
+      BulkIO.load(client, in, input, n -> { });
       Apriori.Result r = Apriori.run(client, in, out, minSupport, 0, combine, ProgressListener.none());
       assertEquals(expected, new HashMap<>(r.frequent()));
       Map<String, Long> table = new HashMap<>();

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.sss.client.SssClient;
+import org.sss.client.io.BulkIO;
 import org.sss.core.api.Serdes;
 
 @ExtendWith(SharedClusters.class)
@@ -65,7 +66,7 @@ class GrepTest {
       String in = SharedClusters.table("lines");
       String counts = SharedClusters.table("counts");
       String sorted = SharedClusters.table("sorted");
-      assertEquals(lines.size(), ExampleIO.loadLines(client, in, input));
+      assertEquals(lines.size(), BulkIO.load(client, in, input, n -> { }));
       client.submit(Grep.job(in, counts, regex, group, combine)).await();
       Map<String, Long> actual = new HashMap<>();
       ExampleIO.scan(client, counts, Serdes.STRING, Serdes.LONG, actual::put);

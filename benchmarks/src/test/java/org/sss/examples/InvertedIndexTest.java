@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
 import org.sss.client.io.BulkIO;
 import org.sss.core.api.Serdes;
 
@@ -49,7 +50,7 @@ class InvertedIndexTest {
     try (SssClient client = SharedClusters.get(nodes).client()) {
       String in = SharedClusters.table("docs");
       String out = SharedClusters.table("index");
-      assertEquals(40, BulkIO.load(client, in, docs, n -> {}));
+      assertEquals(40, BulkIO.loadWholeFiles(client, in, docs, TableSpec.Compression.LZ4, n -> {}));
       client.submit(InvertedIndex.job(in, out, combine)).await();
       Map<String, List<String>> actual = new TreeMap<>();
       ExampleIO.scan(client, out, Serdes.STRING, new InvertedIndex.FileList(), actual::put);

@@ -42,10 +42,12 @@ class SortTest {
       pool.add(s.toString());
     }
     List<byte[]> lines = new ArrayList<>();
+    List<Long> offsets = new ArrayList<>();
     ByteArrayOutputStream text = new ByteArrayOutputStream();
     for (int i = 0; i < 3000; i++) {
       byte[] line = pool.get(rnd.nextInt(pool.size())).getBytes(StandardCharsets.UTF_8); // duplicates
       lines.add(line);
+      offsets.add((long) text.size());
       text.write(line);
       text.write('\n');
     }
@@ -55,20 +57,20 @@ class SortTest {
     try (SssClient client = SharedClusters.get(nodes).client()) {
       String in = SharedClusters.table("lines");
       String sorted = SharedClusters.table("sorted");
-      ExampleIO.loadLines(client, in, input);
+      BulkIO.load(client, in, input, n -> { });
       client.submit(Sort.job(in, sorted)).await();
 
       List<byte[]> keys = new ArrayList<>();
-      Map<Long, byte[]> byLineNumber = new HashMap<>();
-      ExampleIO.scan(client, sorted, Serdes.BYTES, Serdes.LONG, (line, number) -> {
+      Map<Long, byte[]> byOffset = new HashMap<>();
+      ExampleIO.scan(client, sorted, Serdes.BYTES, Serdes.LONG, (line, offset) -> {
         keys.add(line);
-        byLineNumber.put(number, line);
+        byOffset.put(offset, line);
       });
-      // a permutation of the input: every line number once, with its own line
+      // a permutation of the input: every line's offset once, with its own line
       assertEquals(lines.size(), keys.size());
-      assertEquals(lines.size(), byLineNumber.size());
+      assertEquals(lines.size(), byOffset.size());
       for (int i = 0; i < lines.size(); i++) {
-        assertArrayEquals(lines.get(i), byLineNumber.get(i + 1L), "line " + (i + 1));
+        assertArrayEquals(lines.get(i), byOffset.get(offsets.get(i)), "line " + (i + 1));
       }
       // ordered: unsigned bytes never decrease
       for (int i = 1; i < keys.size(); i++) {

@@ -26,7 +26,6 @@ import org.sss.client.io.BulkIO;
 import org.sss.client.job.JobResult;
 import org.sss.client.job.ProgressListener;
 import org.sss.core.io.TextOutputDir;
-import org.sss.examples.ExampleIO;
 import org.sss.examples.Pi;
 import org.sss.examples.RandomTextWriter;
 import org.sss.examples.WordCount;
@@ -496,7 +495,7 @@ public final class ClassicBench {
       try {
         progress.phase("load");
         long t0 = System.nanoTime();
-        long lines = ExampleIO.loadLines(client, in, text);
+        long lines = BulkIO.load(client, in, text, n -> { });
         double load = (System.nanoTime() - t0) / 1e9;
         progress.phase("job");
         JobClock.Timed<JobResult> timed = JobClock.sss(client,

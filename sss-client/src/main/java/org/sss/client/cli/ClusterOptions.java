@@ -19,8 +19,8 @@ public final class ClusterOptions {
   /**
    * One by default: the nodes of an embedded cluster share one JVM and its cores, so more of them
    * only divide the same threads and send each other through loopback sockets what one node keeps
-   * in memory (a command on a 6-byte file: 0.45-0.54 s with one node, 0.51-0.74 s with three;
-   * WordCount of 1 GiB: medians 4.75 against 5.0 s). Spark's {@code local[N]} and Hadoop's local
+   * in memory (a command on a 6-byte file: medians 0.39 s with one node, 0.46 s with three, 12
+   * alternated runs each; WordCount of 1 GiB: medians 4.75 against 5.0 s). Spark's {@code local[N]} and Hadoop's local
    * mode are one process too. More nodes show a distributed run on one machine.
    */
   @Option(names = "--nodes", paramLabel = "N", defaultValue = "1",

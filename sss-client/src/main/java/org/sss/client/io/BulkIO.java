@@ -8,9 +8,9 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongConsumer;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sss.client.BulkWriter;
@@ -28,6 +28,7 @@ import org.sss.core.api.Mapper;
 import org.sss.core.api.Pair;
 import org.sss.core.api.Serde;
 import org.sss.core.api.Serdes;
+import org.sss.core.io.ConcatenatedOffsets;
 import org.sss.core.io.TextOutputDir;
 import org.sss.core.io.TextSplitReader;
 import org.sss.core.keys.KeyCodec;
@@ -44,10 +45,16 @@ import org.sss.core.transport.Pipelines;
  *   <li>A text file loads as pairs (byte offset, line), as Hadoop's {@code TextInputFormat}
  *       reads it: long keys, the offset of each line's first byte in the file, and the line's
  *       raw bytes (without its end) as a string value.
- *   <li>A directory loads as pairs (file name, content): string keys (the path relative to
- *       the directory), byte values; every regular file below it, one pair each. A name that
- *       does not decode in the JVM's file-name encoding is refused before anything is written:
- *       decoded, two such names could become one key and one file would silently replace another.
+ *   <li>A directory loads the same way, as the text of its files (every regular file below it
+ *       whose name does not start with {@code .} or {@code _}, as a job over files reads them)
+ *       concatenated in path order: each line keyed by its offset in that concatenation
+ *       ({@link ConcatenatedOffsets}), since offsets in each file would repeat from one file to
+ *       the next. The table's key order is then the files' order.
+ *   <li>{@link #loadWholeFiles} loads a directory as pairs (file name, content), as Spark's
+ *       {@code wholeTextFiles} reads it: string keys (the path relative to the directory), byte
+ *       values; the same files as a load of its lines, one pair each. A name that does not decode in the
+ *       JVM's file-name encoding is refused before anything is written: decoded, two such names
+ *       could become one key and one file would silently replace another.
  *   <li>A dump writes {@code key<TAB>value} lines in key order, printed by the table's types.
  * </ul>
  * The progress callback receives the bytes of every pair moved.
@@ -55,25 +62,25 @@ import org.sss.core.transport.Pipelines;
 public final class BulkIO {
   private BulkIO() {}
 
-  /** The spec of a table that holds a loaded text file: (byte offset, line), long keys and string values. */
+  /** The spec of a table that holds loaded text: (byte offset, line), long keys and string values. */
   public static TableSpec textTable() {
     return TableSpec.of(PairTypes.of(DataType.LONG, DataType.STRING));
   }
 
-  /** The spec of a table that holds a loaded directory: (file name, content), string keys and byte values. */
+  /** The spec of a table that holds a directory's whole files: (file name, content), string keys and byte values. */
   public static TableSpec filesTable() {
     return TableSpec.of(PairTypes.of(DataType.STRING, DataType.BYTES));
   }
 
-  /** Loads a text file or a directory, creating the table if needed; returns the pairs loaded. */
+  /** Loads a text file or a directory of them, creating the table if needed; returns the pairs loaded. */
   public static long load(SssClient client, String table, Path path, LongConsumer progress) throws IOException {
     return load(client, table, path, DataType.STRING, progress);
   }
 
   /**
-   * As {@link #load(SssClient, String, Path, LongConsumer)}, with a text file's lines stored as
+   * As {@link #load(SssClient, String, Path, LongConsumer)}, with the lines stored as
    * {@code lineType}: {@code string} (the default) or {@code bytes} (the same bytes, for a table
-   * whose values are typed as bytes). A directory's contents are always bytes.
+   * whose values are typed as bytes).
    */
   public static long load(SssClient client, String table, Path path, DataType lineType, LongConsumer progress)
       throws IOException {
@@ -81,10 +88,11 @@ public final class BulkIO {
   }
 
   /**
-   * Loads a text file or a directory into {@code table}.
+   * Loads a text file, or a directory of them (see the class's comment for the keys), into
+   * {@code table}.
    *
-   * <p>A text file goes into a new table (or replaces the table, with {@code replace}) through a
-   * job whose map tasks read the file's splits on the nodes themselves ({@link #loadTextOnNodes}):
+   * <p>The text goes into a new table (or replaces the table, with {@code replace}) through a
+   * job whose map tasks read the files' splits on the nodes themselves ({@link #loadTextOnNodes}):
    * the table appears whole when the load commits, durable, or not at all. Nodes that cannot see
    * the file (another machine without a shared file system) refuse it, and the client then sends
    * the lines itself, into a {@link StagedTable} on a cluster keeping one copy: filled under a
@@ -94,9 +102,7 @@ public final class BulkIO {
    * a {@code replace}
    * is then refused, since it could not leave the old table whole until the new one is complete.
    * Into an existing table without {@code replace} (appending) the client sends the lines too:
-   * those pairs are visible as they arrive, and stay if the load fails. A directory is always
-   * sent by the client, into a staged table when the table is new, so {@code replace} of an
-   * existing table is refused for it too.
+   * those pairs are visible as they arrive, and stay if the load fails.
    *
    * @param compression how a table this load makes (new or replaced) is compressed; an existing
    *                    table appended to keeps its own
@@ -110,34 +116,7 @@ public final class BulkIO {
       throw new IllegalArgumentException("the lines of a text file load as string or bytes, not "
           + PairTypes.name(lineType));
     }
-    if (Files.isDirectory(path)) {
-      if (lineType != DataType.STRING) {
-        throw new IllegalArgumentException("--value applies to a text file; a directory loads as (file name, content),"
-            + " key=string value=bytes");
-      }
-      boolean existed = exists(client, table);
-      if (replace && existed) {
-        // sent from here, the files would go into the old table or replace it before they are
-        // all in: neither leaves the old table whole until the new one is complete
-        throw new IllegalArgumentException("table '" + table + "' exists and a directory is sent from here, so"
-            + " --replace could not leave it whole until the load succeeds; nothing was changed: drop the table"
-            + " and load again");
-      }
-      TableSpec files = filesTable().compression(compression);
-      if (!existed && stages(client)) {
-        return staged(client, table, files, name -> loadDirectory(client, name, path, progress));
-      }
-      createOrCheck(client, table, files, path, "(file name, content)");
-      try {
-        return loadDirectory(client, table, path, progress);
-      } catch (IOException | RuntimeException e) {
-        if (!existed) {
-          dropQuietly(client, table); // a table this load made and did not fill leaves with it
-        }
-        throw e;
-      }
-    }
-    if (!Files.isRegularFile(path)) {
+    if (!Files.isRegularFile(path) && !Files.isDirectory(path)) {
       throw new IOException("no such file or directory: " + path);
     }
     TableSpec writes = textTable().types(PairTypes.of(DataType.LONG, lineType)).compression(compression);
@@ -215,20 +194,59 @@ public final class BulkIO {
   }
 
   /**
-   * Loads a text file as a map-only job over its splits (see {@link Job.Builder#inputText}):
+   * Loads the files below {@code dir} (those a load of its lines reads) as one pair (file name, content) each
+   * ({@link #filesTable}), sent by this client: into a new table (staged and published whole on
+   * a cluster keeping one copy, as {@link #load} does), or appended to an existing one of those
+   * types. Returns the files loaded.
+   *
+   * @param compression how a table this load makes is compressed; an existing table keeps its own
+   */
+  public static long loadWholeFiles(SssClient client, String table, Path dir, TableSpec.Compression compression,
+                                    LongConsumer progress) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      throw new IOException("not a directory: " + dir + " (whole files load from a directory)");
+    }
+    boolean existed = exists(client, table);
+    TableSpec files = filesTable().compression(compression);
+    if (!existed && stages(client)) {
+      return staged(client, table, files, name -> loadDirectory(client, name, dir, progress));
+    }
+    createOrCheck(client, table, files, dir, "(file name, content)");
+    try {
+      return loadDirectory(client, table, dir, progress);
+    } catch (IOException | RuntimeException e) {
+      if (!existed) {
+        dropQuietly(client, table); // a table this load made and did not fill leaves with it
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Loads a text file, or a directory of them, as a map-only job over their splits (see
+   * {@link Job.Builder#inputText}):
    * every node reads its splits in parallel and sends each line to its owner, where it is
    * gathered into sorted runs and ingested as SST files; the commit flushes the table and makes
    * it visible, replacing the old one when {@code replace}. Fails with {@code NO_SUCH_FILE} when
-   * a node cannot see the file.
+   * a node cannot see the files. A directory's lines are keyed by their offsets in the files'
+   * concatenation ({@link ConcatenatedOffsets}).
    *
    * @return the lines loaded
    */
-  public static long loadTextOnNodes(SssClient client, String table, Path file, DataType lineType,
-                                     TableSpec.Compression compression, boolean replace, ProgressListener progress) {
+  public static long loadTextOnNodes(SssClient client, String table, Path path, DataType lineType,
+                                     TableSpec.Compression compression, boolean replace, ProgressListener progress)
+      throws IOException {
     // lines move as the bytes they are: decoded into strings, bytes that are not UTF-8 would change
     Serde<?> lines = lineType == DataType.BYTES ? Serdes.BYTES : Serdes.STRING_BYTES;
-    Job.Builder b = Job.named("load").inputText(file, lines).map(Mapper.Identity.class, Serdes.LONG, lines).output(table)
-        .outputCompression(compression);
+    Job.Builder b = Job.named("load").inputText(path, lines).output(table).outputCompression(compression);
+    if (Files.isDirectory(path)) {
+      b.map(ConcatenatedOffsets.class, Serdes.LONG, lines);
+      for (Placed f : concatenation(path)) {
+        b.config(ConcatenatedOffsets.KEY_PREFIX + f.file(), ConcatenatedOffsets.placement(f.base(), f.size()));
+      }
+    } else {
+      b.map(Mapper.Identity.class, Serdes.LONG, lines);
+    }
     if (replace) {
       b.overwrite();
     }
@@ -256,21 +274,41 @@ public final class BulkIO {
         && has.types().equals(PairTypes.of(DataType.LONG, DataType.BYTES)) && !has.multiValued();
   }
 
+  /** A file of a directory's text and where it starts in the concatenation of the files. */
+  record Placed(Path file, long base, long size) {}
+
+  /** The text files of {@code path} (a file, or those a job reads below a directory) end to end. */
+  static List<Placed> concatenation(Path path) throws IOException {
+    List<Placed> placed = new ArrayList<>();
+    long base = 0;
+    for (Path f : TextSplits.files(path)) {
+      long size = Files.size(f);
+      placed.add(new Placed(f, base, size));
+      base += size;
+    }
+    return placed;
+  }
+
   /**
    * The client's path: lines sent by the bulk writer with the same keys as the nodes' path,
-   * the offset of each line's first byte in the file.
+   * the offset of each line's first byte in the file, or in the concatenation of a directory's
+   * files.
    */
-  static long loadText(SssClient client, String table, Path file, PairTypes types, LongConsumer progress)
+  static long loadText(SssClient client, String table, Path path, PairTypes types, LongConsumer progress)
       throws IOException {
     BulkWriter w = client.writer(table, types);
-    long size = Files.size(file);
-    try (FileChannel ch = FileChannel.open(file); w) {
-      TextSplitReader lines = new TextSplitReader(ch, 0, size, size,
-          Pipelines.DEFAULT_MAX_FRAME); // no line goes in one request beyond a frame
-      while (lines.next()) {
-        byte[] line = lines.line();
-        w.put(KeyCodec.encodeLong(lines.offset()), line);
-        progress.accept(8 + line.length);
+    try (w) {
+      for (Placed f : concatenation(path)) {
+        try (FileChannel ch = FileChannel.open(f.file())) {
+          long size = Math.min(f.size(), ch.size()); // the lines it had when listed, as the nodes' path reads
+          TextSplitReader lines = new TextSplitReader(ch, 0, size, size,
+              Pipelines.DEFAULT_MAX_FRAME); // no line goes in one request beyond a frame
+          while (lines.next()) {
+            byte[] line = lines.line();
+            w.put(KeyCodec.encodeLong(f.base() + lines.offset()), line);
+            progress.accept(8 + line.length);
+          }
+        }
       }
     }
     return w.acknowledged(); // what the nodes stored, not what was read
@@ -278,10 +316,7 @@ public final class BulkIO {
 
   static long loadDirectory(SssClient client, String table, Path dir, LongConsumer progress) throws IOException {
     long n = 0;
-    List<Path> files;
-    try (Stream<Path> walk = Files.walk(dir)) {
-      files = walk.filter(Files::isRegularFile).sorted().toList();
-    }
+    List<Path> files = TextSplits.files(dir);
     for (Path f : files) {
       checkNameDecodes(dir, f);
     }

@@ -10,12 +10,14 @@ import java.util.stream.Stream;
 
 /**
  * Cuts text files into splits, each read on its own by {@link org.sss.core.io.TextSplitReader}.
- * Splits are of near-equal size, between 8 MiB and 256 MiB (a file smaller than that is one
- * split), and there are about {@code tasks} of them, so that every node has several to run; when
- * 256 MiB caps them, about a multiple of {@code tasks}, so that task threads taking them in turn
- * end their last wave together. (A file just over 1 GiB on one node of two threads was five
- * splits of 205 MiB, the fifth run alone: WordCount of it took 4.51-5.18 s, and 4.11-5.06 s as
- * eight of 128 MiB.)
+ * The splits aim at one size for all files, {@code tasks} of them in all, at least 8 MiB and at
+ * most 256 MiB; each file is cut into near-equal pieces of at most that size (a file smaller than
+ * it is one split, and no piece of a file cut in several is under half of it). When 256 MiB caps
+ * the size, the count aimed at is a multiple of {@code tasks}, so that a single file's splits
+ * come in whole rounds of {@code tasks}; a directory's files, cut one by one, may add a split or
+ * two. (A file just over 1 GiB on one node of two task threads, {@code tasks} 4, was five splits
+ * of 205 MiB, the fifth run alone: WordCount of it took 4.51-5.18 s, and 4.11-5.06 s as eight of
+ * 128 MiB.)
  */
 public final class TextSplits {
   static final long MIN_SPLIT = 8L << 20;

@@ -314,8 +314,21 @@ class CommandLineTest {
     Files.writeString(dir.resolve("a.txt"), "alpha");
     Files.writeString(dir.resolve("sub/b.txt"), "beta\n");
     Files.write(dir.resolve("bin"), new byte[] {0, (byte) 0xFF, 1});
-    ok("load", "tree", dir.toString(), "--compression", "zstd");
-    assertEquals("3\n", ok("count", "tree").out());
+    Files.writeString(dir.resolve("_SUCCESS"), "");
+    // lines: the files' text end to end in path order (a.txt, bin, sub/b.txt; _SUCCESS left out)
+    ok("load", "lines", dir.toString());
+    assertEquals("3\n", ok("count", "lines").out(), "a line each, none running on into the next file");
+    assertEquals("alpha\n", ok("get", "lines", "0").out());
+    assertEquals("beta\n", ok("get", "lines", "8").out(), "after a.txt's 5 bytes and bin's 3");
+    ok("load", "lines", dir.toString(), "--replace"); // the nodes read the files: a replace is whole
+    assertEquals("3\n", ok("count", "lines").out());
+    ok("table", "drop", "lines");
+    // whole files: a pair each
+    Run wholeReplace = onCluster("load", "tree", dir.toString(), "--whole-files", "--replace");
+    assertEquals(1, wholeReplace.status(), wholeReplace::toString);
+    assertTrue(wholeReplace.err().contains("--replace and --value do not apply"), wholeReplace::toString);
+    ok("load", "tree", dir.toString(), "--whole-files", "--compression", "zstd");
+    assertEquals("3\n", ok("count", "tree").out(), "_SUCCESS left out, as by a load of the lines");
     assertTrue(ok("table", "stats", "tree").out().contains("compression=zstd"), "a directory's table as said");
     assertEquals("alpha\n", ok("get", "tree", "a.txt").out());
     assertEquals("a.txt\talpha\nbin\t0x00ff01\nsub/b.txt\tbeta\n\n", ok("scan", "tree").out());

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -116,6 +117,91 @@ class FileInputTest {
     org.junit.jupiter.api.Assertions.assertArrayEquals(line,
         client.get("latin1", Serdes.LONG.encodeKey(0L)).orElseThrow(), "stored as read, not decoded");
     client.dropTable("latin1", true);
+  }
+
+  /**
+   * The model of a directory's load: each visible file's lines (Hadoop's rule: a line ends at
+   * {@code \n}, {@code \r\n} or a lone {@code \r}, or at the file's end) keyed by the offset
+   * of their first byte in the files' concatenation in path order.
+   */
+  static Map<Long, String> concatenatedLines(Path root) throws IOException {
+    Map<Long, String> lines = new TreeMap<>();
+    long base = 0;
+    List<Path> files;
+    try (var walk = Files.walk(root)) {
+      files = walk.filter(Files::isRegularFile)
+          .filter(f -> !f.getFileName().toString().startsWith(".") && !f.getFileName().toString().startsWith("_"))
+          .sorted().toList();
+    }
+    for (Path f : files) {
+      byte[] b = Files.readAllBytes(f);
+      int i = 0;
+      while (i < b.length) {
+        int start = i;
+        while (i < b.length && b[i] != '\n' && b[i] != '\r') {
+          i++;
+        }
+        lines.put(base + start, new String(b, start, i - start, StandardCharsets.UTF_8));
+        if (i < b.length) {
+          i += b[i] == '\r' && i + 1 < b.length && b[i + 1] == '\n' ? 2 : 1;
+        }
+      }
+      base += b.length;
+    }
+    return lines;
+  }
+
+  /** Equal maps, or a failure naming the first key that differs (the maps are too big to print). */
+  static void assertSameLines(Map<Long, String> expected, Map<Long, String> actual) {
+    if (!expected.equals(actual)) {
+      Long first = null;
+      for (Long k : new java.util.TreeSet<>(java.util.stream.Stream.concat(expected.keySet().stream(),
+          actual.keySet().stream()).toList())) {
+        if (!java.util.Objects.equals(expected.get(k), actual.get(k))) {
+          first = k;
+          break;
+        }
+      }
+      String e = String.valueOf(expected.get(first));
+      String a = String.valueOf(actual.get(first));
+      org.junit.jupiter.api.Assertions.fail(expected.size() + " lines expected, " + actual.size() + " stored; first"
+          + " difference at key " + first + ": expected " + e.substring(0, Math.min(60, e.length())) + ", stored "
+          + a.substring(0, Math.min(60, a.length())));
+    }
+  }
+
+  @Test
+  void loadOfADirectory_keysLinesByOffsetInTheFilesConcatenation_onTheNodesAndFromTheClient(@TempDir Path own)
+      throws IOException {
+    Path tree = own.resolve("tree");
+    Files.createDirectories(tree.resolve("b"));
+    Files.copy(big, tree.resolve("a.txt")); // 30 MB: split inside the file, splits of other files beside it
+    Files.writeString(tree.resolve("b/c.txt"), "x\r\ny\rz"); // a lone CR, no end on the last line
+    Files.writeString(tree.resolve("b/d.txt"), "\n\nlast\n");
+    Files.writeString(tree.resolve("b/empty.txt"), "");
+    byte[] head = new byte[9_000_000];
+    System.arraycopy(Files.readAllBytes(big), 1_000_003, head, 0, head.length); // starts inside a line
+    Files.write(tree.resolve("e.txt"), head);
+    Files.writeString(tree.resolve(".hidden"), "not loaded\n");
+    Files.writeString(tree.resolve("_SUCCESS"), "not loaded\n");
+    Map<Long, String> expected = concatenatedLines(tree);
+    assertTrue(expected.size() > LINES.size() + 4, "the model has every file's lines, none lost to another's key");
+
+    assertEquals(expected.size(), BulkIO.load(client, "dir-nodes", tree, n -> { }));
+    assertSameLines(expected, read("dir-nodes"));
+    // the client's path (lines sent from here: appended to an existing table) keys them alike
+    client.createTable("dir-client", BulkIO.textTable(), false);
+    assertEquals(expected.size(), BulkIO.load(client, "dir-client", tree, n -> { }));
+    assertSameLines(expected, read("dir-client"));
+    // a directory of one file loads as that file does
+    Path one = own.resolve("one");
+    Files.createDirectories(one);
+    Files.copy(big, one.resolve("only.txt"));
+    BulkIO.load(client, "dir-one", one, n -> { });
+    assertSameLines(LINES, read("dir-one"));
+    for (String t : List.of("dir-nodes", "dir-client", "dir-one")) {
+      client.dropTable(t, true);
+    }
   }
 
   /** (offset, line) to (line, 1). */

@@ -377,25 +377,20 @@ class RightAnswersTest {
   }
 
   @Test
-  void loadDirectory_refusesNamesThatDoNotDecode_andCountsWhatItStored(@TempDir Path dir) throws Exception {
+  void loadWholeFiles_refusesNamesThatDoNotDecode_andCountsWhatItStored(@TempDir Path dir) throws Exception {
     Files.writeString(dir.resolve("plain.txt"), "one");
     Files.createDirectories(dir.resolve("sub"));
     Files.writeString(dir.resolve("sub/two.txt"), "two");
-    assertEquals(2, BulkIO.load(client, "files-ok", dir, n -> { }));
+    assertEquals(2, BulkIO.loadWholeFiles(client, "files-ok", dir, TableSpec.Compression.LZ4, n -> { }));
     assertEquals(2, client.count("files-ok"));
     // two names that differ only in a byte no encoding decodes
     Process p = new ProcessBuilder("bash", "-c", "cd \"$0\" && touch \"$(printf 'a\\377')\" \"$(printf 'a\\376')\"",
         dir.toString()).inheritIO().start();
     assertEquals(0, p.waitFor());
     java.io.IOException refused = assertThrows(java.io.IOException.class,
-        () -> BulkIO.load(client, "files-bad", dir, n -> { }));
+        () -> BulkIO.loadWholeFiles(client, "files-bad", dir, TableSpec.Compression.LZ4, n -> { }));
     assertTrue(refused.getMessage().contains("file-name encoding"), refused.getMessage());
     assertFalse(exists("files-bad"), "a load that fails leaves no table it made");
-    // sent from here, a directory cannot replace a table whole: refused, the table as it was
-    IllegalArgumentException noReplace = assertThrows(IllegalArgumentException.class,
-        () -> BulkIO.load(client, "files-ok", dir, org.sss.core.proto.DataType.STRING, TableSpec.Compression.LZ4, true,
-            n -> { }, ProgressListener.none()));
-    assertTrue(noReplace.getMessage().contains("nothing was changed"), noReplace.getMessage());
     assertEquals(2, client.count("files-ok"));
   }
 

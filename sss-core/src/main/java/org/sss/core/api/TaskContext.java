@@ -28,6 +28,15 @@ public interface TaskContext {
    */
   int partition();
 
+  /**
+   * In a stage over text files, the file this task's split is of (as Hadoop's
+   * {@code FileSplit.getPath()}): for work that depends on the file, such as a load of a
+   * directory numbering its lines across the files. Null in a stage over a table.
+   */
+  default String inputFile() {
+    return null;
+  }
+
   /** Counts things; thread-safe. */
   interface Counter {
     void increment(long delta);

@@ -88,6 +88,11 @@ final class StageContext {
       public int partition() {
         return partition;
       }
+
+      @Override
+      public String inputFile() {
+        return partition < spec.getInputSplitsCount() ? spec.getInputSplits(partition).getPath() : null;
+      }
     };
   }
 
