@@ -12,12 +12,12 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sss.client.SssClient;
+import org.sss.client.TableSpec;
 import org.sss.client.TableStatus;
 import org.sss.client.cli.SssCommand;
 import org.sss.client.cluster.SssCluster;
 import org.sss.client.io.BulkIO;
 import org.sss.core.cluster.JobTables;
-import org.sss.core.proto.DataType;
 
 /**
  * A load the client sends into a new table (a directory: its files go as pairs from the client),
@@ -45,7 +45,8 @@ class LoadClientDeathTest {
       String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
       Path err = work.resolve("load.err");
       Process load = new ProcessBuilder(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"),
-          SssCommand.class.getName(), "--cluster", clusterFile.toString(), "load", "t", dir.toString())
+          SssCommand.class.getName(), "--cluster", clusterFile.toString(), "load", "t", dir.toString(),
+          "--whole-files") // sent by the client, a file per pair
           .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(err.toFile()).start();
       try {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -72,7 +73,7 @@ class LoadClientDeathTest {
       assertEquals(List.of(), left, "tables left by the killed load");
 
       // the name is free again, and the same load from a live client lands whole
-      assertEquals(files, BulkIO.load(client, "t", dir, DataType.STRING, n -> {}));
+      assertEquals(files, BulkIO.loadWholeFiles(client, "t", dir, TableSpec.Compression.LZ4, n -> {}));
       assertEquals(files, client.count("t"));
       assertEquals(List.of("t"), names(client));
     }
