@@ -23,7 +23,8 @@ import org.sss.core.proto.DataType;
  * Ghemawat, 2004, section 2.3), the classic exercise written for Hadoop in every course: the
  * map emits (word, file) once per word of a file, the reduce gathers and sorts the files.
  *
- * <p>The input is the table {@code sss load} makes of a directory: (file name, content). Files
+ * <p>The input is the table {@code sss load --whole-files} makes of a directory: (file name,
+ * content). Files
  * are read as UTF-8 and split into words as {@link WordCount} does ({@link StringTokenizer}).
  * The map already emits one-element lists ({@link FileList}), so a combiner can merge them
  * before the shuffle: a set union, associative and commutative, which is also the reducer.

@@ -234,19 +234,11 @@ public final class BulkIO {
    * @return the lines loaded
    */
   public static long loadTextOnNodes(SssClient client, String table, Path path, DataType lineType,
-                                     TableSpec.Compression compression, boolean replace, ProgressListener progress)
-      throws IOException {
+                                     TableSpec.Compression compression, boolean replace, ProgressListener progress) {
     // lines move as the bytes they are: decoded into strings, bytes that are not UTF-8 would change
     Serde<?> lines = lineType == DataType.BYTES ? Serdes.BYTES : Serdes.STRING_BYTES;
     Job.Builder b = Job.named("load").inputText(path, lines).output(table).outputCompression(compression);
-    if (Files.isDirectory(path)) {
-      b.map(ConcatenatedOffsets.class, Serdes.LONG, lines);
-      for (Placed f : concatenation(path)) {
-        b.config(ConcatenatedOffsets.KEY_PREFIX + f.file(), ConcatenatedOffsets.placement(f.base(), f.size()));
-      }
-    } else {
-      b.map(Mapper.Identity.class, Serdes.LONG, lines);
-    }
+    b.map(Files.isDirectory(path) ? ConcatenatedOffsets.class : Mapper.Identity.class, Serdes.LONG, lines);
     if (replace) {
       b.overwrite();
     }

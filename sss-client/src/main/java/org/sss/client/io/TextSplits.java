@@ -5,7 +5,9 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -25,13 +27,19 @@ public final class TextSplits {
 
   private TextSplits() {}
 
-  /** A byte range of one file. */
-  public record Split(Path file, long start, long length, long fileSize) {}
+  /**
+   * A byte range of one file; {@code fileOffset} is where the file starts in the listed files
+   * taken end to end (the sizes of those before it).
+   */
+  public record Split(Path file, long start, long length, long fileSize, long fileOffset) {}
 
   /**
    * The files of {@code path}: the file itself, or every regular file below a directory in path
    * order, leaving out names that start with {@code .} or {@code _} (as Hadoop's
-   * {@code FileInputFormat} does: hidden files, {@code _SUCCESS} markers).
+   * {@code FileInputFormat} does: hidden files, {@code _SUCCESS} markers). A directory given as
+   * a symbolic link is walked where it points (its files named under the link); links below it
+   * are not followed. Refused: two files whose names read the same as text (bytes that do not
+   * decode in the JVM's file-name encoding), which nodes told the names could not tell apart.
    */
   public static List<Path> files(Path path) throws IOException {
     if (Files.isRegularFile(path)) {
@@ -40,9 +48,21 @@ public final class TextSplits {
     if (!Files.isDirectory(path)) {
       throw new NoSuchFileException(path.toString(), null, "no such file or directory");
     }
-    try (Stream<Path> walk = Files.walk(path)) {
-      return walk.filter(Files::isRegularFile).filter(f -> visible(path, f)).sorted().toList();
+    Path start = Files.isSymbolicLink(path) ? path.toRealPath() : path;
+    List<Path> files;
+    try (Stream<Path> walk = Files.walk(start)) {
+      files = walk.filter(Files::isRegularFile).filter(f -> visible(start, f)).map(f -> path.resolve(start.relativize(f)))
+          .sorted().toList();
     }
+    Set<String> names = new HashSet<>();
+    for (Path f : files) {
+      if (!names.add(f.toString())) {
+        throw new IOException("cannot read " + path + ": two files are named " + f + " in this JVM's file-name encoding ("
+            + System.getProperty("sun.jnu.encoding") + "), bytes that do not decode having become the same text; rename"
+            + " them, or run with a UTF-8 locale (LC_ALL=C.UTF-8) if they are UTF-8. Nothing was read.");
+      }
+    }
+    return files;
   }
 
   private static boolean visible(Path root, Path file) {
@@ -72,14 +92,16 @@ public final class TextSplits {
     }
     target = Math.max(MIN_SPLIT, target);
     List<Split> splits = new ArrayList<>();
+    long fileOffset = 0;
     for (int i = 0; i < files.size(); i++) {
       long size = sizes.get(i);
       long n = ceilDiv(size, target);
       for (long j = 0; j < n; j++) {
         long start = size * j / n;
         long end = size * (j + 1) / n;
-        splits.add(new Split(files.get(i), start, end - start, size));
+        splits.add(new Split(files.get(i), start, end - start, size, fileOffset));
       }
+      fileOffset += size;
     }
     return splits;
   }

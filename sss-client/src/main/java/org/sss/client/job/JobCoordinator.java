@@ -456,7 +456,7 @@ final class JobCoordinator implements Runnable {
     for (int i = 0; i < planned.size(); i++) {
       TextSplits.Split p = planned.get(i);
       splits.add(FileSplit.newBuilder().setPath(p.file().toString()).setStart(p.start()).setLength(p.length())
-          .setFileSize(p.fileSize()).setNode(nodes.get(i % nodes.size())).build());
+          .setFileSize(p.fileSize()).setFileOffset(p.fileOffset()).setNode(nodes.get(i % nodes.size())).build());
     }
     return splits;
   }

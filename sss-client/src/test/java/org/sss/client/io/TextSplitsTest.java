@@ -62,6 +62,29 @@ class TextSplitsTest {
   }
 
   @Test
+  void eachSplitKnowsWhereItsFileStartsInTheFilesEndToEnd() throws IOException {
+    Path a = file("g", 20L << 20);
+    Path b = file("h", 0);
+    Path c = file("i", 30L << 20);
+    List<TextSplits.Split> splits = TextSplits.plan(List.of(a, b, c), 4);
+    assertTrue(splits.size() > 2, splits::toString);
+    for (TextSplits.Split s : splits) {
+      assertEquals(s.file().equals(a) ? 0 : 20L << 20, s.fileOffset(), s::toString);
+    }
+  }
+
+  @Test
+  void aDirectoryGivenAsALink_isWalkedWhereItPoints_itsFilesNamedUnderTheLink() throws IOException {
+    Path real = dir.resolve("real");
+    java.nio.file.Files.createDirectories(real.resolve("sub"));
+    java.nio.file.Files.writeString(real.resolve("x.txt"), "x\n");
+    java.nio.file.Files.writeString(real.resolve("sub/y.txt"), "y\n");
+    java.nio.file.Files.writeString(real.resolve("_SUCCESS"), "");
+    Path link = java.nio.file.Files.createSymbolicLink(dir.resolve("link"), real);
+    assertEquals(List.of(link.resolve("sub/y.txt"), link.resolve("x.txt")), TextSplits.files(link));
+  }
+
+  @Test
   void smallFiles_areOneSplitEach_andAnEmptyOneNone() throws IOException {
     Path small = file("d", 1000);
     Path other = file("e", 3L << 20);

@@ -193,13 +193,17 @@ class FileInputTest {
     client.createTable("dir-client", BulkIO.textTable(), false);
     assertEquals(expected.size(), BulkIO.load(client, "dir-client", tree, n -> { }));
     assertSameLines(expected, read("dir-client"));
+    // named relative to the working directory, with a "." and a ".." in it, the same lines
+    Path relative = Path.of(".").resolve(Path.of("").toAbsolutePath().relativize(tree.resolve("b/..")));
+    assertEquals(expected.size(), BulkIO.load(client, "dir-relative", relative, n -> { }));
+    assertSameLines(expected, read("dir-relative"));
     // a directory of one file loads as that file does
     Path one = own.resolve("one");
     Files.createDirectories(one);
     Files.copy(big, one.resolve("only.txt"));
     BulkIO.load(client, "dir-one", one, n -> { });
     assertSameLines(LINES, read("dir-one"));
-    for (String t : List.of("dir-nodes", "dir-client", "dir-one")) {
+    for (String t : List.of("dir-nodes", "dir-client", "dir-relative", "dir-one")) {
       client.dropTable(t, true);
     }
   }

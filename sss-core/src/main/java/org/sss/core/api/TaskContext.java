@@ -30,11 +30,21 @@ public interface TaskContext {
 
   /**
    * In a stage over text files, the file this task's split is of (as Hadoop's
-   * {@code FileSplit.getPath()}): for work that depends on the file, such as a load of a
-   * directory numbering its lines across the files. Null in a stage over a table.
+   * {@code FileSplit.getPath()}), absolute: for work that depends on the file. Null in a stage
+   * over a table.
    */
   default String inputFile() {
     return null;
+  }
+
+  /**
+   * In a stage over text files, where {@link #inputFile} starts in the job's input files taken
+   * end to end in path order (the sizes of the files before it; 0 for the first, and for a job
+   * over one file): a line's offset plus this is its offset in that concatenation, unique across
+   * the files (see {@code org.sss.core.io.ConcatenatedOffsets}). -1 in a stage over a table.
+   */
+  default long inputFileOffset() {
+    return -1;
   }
 
   /** Counts things; thread-safe. */

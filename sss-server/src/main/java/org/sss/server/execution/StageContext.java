@@ -93,6 +93,11 @@ final class StageContext {
       public String inputFile() {
         return partition < spec.getInputSplitsCount() ? spec.getInputSplits(partition).getPath() : null;
       }
+
+      @Override
+      public long inputFileOffset() {
+        return partition < spec.getInputSplitsCount() ? spec.getInputSplits(partition).getFileOffset() : -1;
+      }
     };
   }
 
