@@ -116,9 +116,7 @@ public final class BulkIO {
       throw new IllegalArgumentException("the lines of a text file load as string or bytes, not "
           + PairTypes.name(lineType));
     }
-    if (!Files.isRegularFile(path) && !Files.isDirectory(path)) {
-      throw new IOException("no such file or directory: " + path);
-    }
+    TextSplits.files(path); // the files the load reads, or why it cannot, before anything is made
     TableSpec writes = textTable().types(PairTypes.of(DataType.LONG, lineType)).compression(compression);
     boolean exists = exists(client, table);
     if (replace || !exists) {
