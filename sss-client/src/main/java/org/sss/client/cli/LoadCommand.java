@@ -43,8 +43,8 @@ final class LoadCommand implements Callable<Integer> {
       description = "load into the table if it exists: its other pairs stay, pairs of the same keys are replaced")
   boolean append;
 
-  @CommandLine.Option(names = "--replace", description = "replace the table if it exists (when the load succeeds; refused for a directory or a"
-      + " file only this client sees)")
+  @CommandLine.Option(names = "--replace", description = "replace the table if it exists (when the load succeeds; refused for text only this"
+      + " client sees, and with --whole-files)")
   boolean replace;
 
   @CommandLine.Option(names = "--whole-files", description = "a directory's files as pairs (file name relative to"

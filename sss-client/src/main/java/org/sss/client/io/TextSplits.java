@@ -37,9 +37,10 @@ public final class TextSplits {
    * The files of {@code path}: the file itself, or every regular file below a directory in path
    * order, leaving out names that start with {@code .} or {@code _} (as Hadoop's
    * {@code FileInputFormat} does: hidden files, {@code _SUCCESS} markers). A directory given as
-   * a symbolic link is walked where it points (its files named under the link); links below it
-   * are not followed. Refused: two files whose names read the same as text (bytes that do not
-   * decode in the JVM's file-name encoding), which nodes told the names could not tell apart.
+   * a symbolic link is walked where it points (its files named under the link); links to
+   * directories below it are not followed (a link to a file is read as that file). Refused: two
+   * files whose names read the same as text (bytes that do not decode in the JVM's file-name
+   * encoding), which nodes told the names could not tell apart.
    */
   public static List<Path> files(Path path) throws IOException {
     if (Files.isRegularFile(path)) {

@@ -1,5 +1,6 @@
 package org.sss.client.job;
 
+import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -157,8 +158,23 @@ public final class Job {
             + PairTypes.name(lineSerde.dataType()));
       }
       input("", Serdes.LONG, lineSerde);
-      this.inputFiles = files.toAbsolutePath().normalize();
+      this.inputFiles = resolved(files);
       return this;
+    }
+
+    /**
+     * Where {@code files} is, as the nodes are told: with its links resolved, as this machine
+     * resolves them (a {@code ..} after a link goes up from where the link points, which a
+     * textual tidy-up would get wrong); absolute and tidied when it does not exist here (the job
+     * then fails, naming it).
+     */
+    private static Path resolved(Path files) {
+      Path absolute = files.toAbsolutePath();
+      try {
+        return absolute.toRealPath();
+      } catch (IOException e) {
+        return absolute.normalize();
+      }
     }
 
     /** {@link #inputText(Path, Serde)} with lines as strings. */

@@ -208,6 +208,20 @@ class FileInputTest {
     }
   }
 
+  @Test
+  void aPathGoingUpAfterALink_isReadWhereThisMachineResolvesIt(@TempDir Path own) throws IOException {
+    Files.createDirectories(own.resolve("other/inner"));
+    Files.createDirectories(own.resolve("other/data"));
+    Files.createDirectories(own.resolve("lk/data"));
+    Files.writeString(own.resolve("other/data/r.txt"), "where the link leads\n");
+    Files.writeString(own.resolve("lk/data/w.txt"), "beside the link\n");
+    Files.createSymbolicLink(own.resolve("lk/evil"), own.resolve("other/inner"));
+    Path path = own.resolve("lk/evil/../data"); // other/data, as the file system resolves it
+    BulkIO.load(client, "up-after-link", path, n -> { });
+    assertEquals(Map.of(0L, "where the link leads"), read("up-after-link"));
+    client.dropTable("up-after-link", true);
+  }
+
   /** (offset, line) to (line, 1). */
   public static final class LineAsKey implements Mapper<Long, String, String, Long> {
     @Override
