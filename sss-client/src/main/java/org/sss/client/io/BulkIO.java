@@ -8,7 +8,6 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
@@ -264,21 +263,6 @@ public final class BulkIO {
         && has.types().equals(PairTypes.of(DataType.LONG, DataType.BYTES)) && !has.multiValued();
   }
 
-  /** A file of a directory's text and where it starts in the concatenation of the files. */
-  record Placed(Path file, long base, long size) {}
-
-  /** The text files of {@code path} (a file, or those a job reads below a directory) end to end. */
-  static List<Placed> concatenation(Path path) throws IOException {
-    List<Placed> placed = new ArrayList<>();
-    long base = 0;
-    for (Path f : TextSplits.files(path)) {
-      long size = Files.size(f);
-      placed.add(new Placed(f, base, size));
-      base += size;
-    }
-    return placed;
-  }
-
   /**
    * The client's path: lines sent by the bulk writer with the same keys as the nodes' path,
    * the offset of each line's first byte in the file, or in the concatenation of a directory's
@@ -288,16 +272,18 @@ public final class BulkIO {
       throws IOException {
     BulkWriter w = client.writer(table, types);
     try (w) {
-      for (Placed f : concatenation(path)) {
-        try (FileChannel ch = FileChannel.open(f.file())) {
-          long size = Math.min(f.size(), ch.size()); // the lines it had when listed, as the nodes' path reads
+      long fileOffset = 0; // where the file starts in the files end to end
+      for (Path f : TextSplits.files(path)) {
+        try (FileChannel ch = FileChannel.open(f)) {
+          long size = ch.size();
           TextSplitReader lines = new TextSplitReader(ch, 0, size, size,
               Pipelines.DEFAULT_MAX_FRAME); // no line goes in one request beyond a frame
           while (lines.next()) {
             byte[] line = lines.line();
-            w.put(KeyCodec.encodeLong(f.base() + lines.offset()), line);
+            w.put(KeyCodec.encodeLong(fileOffset + lines.offset()), line);
             progress.accept(8 + line.length);
           }
+          fileOffset += size;
         }
       }
     }
